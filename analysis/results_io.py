@@ -1,0 +1,409 @@
+"""Loading and normalising a runner results directory.
+
+Shared by report.py and compare.py.  A results directory holds
+
+* ``records.csv``   - one row per measured point (the column contract is in
+  docs/analysis.md; empty cells mean "not applicable"),
+* ``records.jsonl`` - the same records as JSON lines (used when the CSV is
+  missing, e.g. a run killed before the CSV was flushed),
+* ``manifest.json`` - provenance and, optionally, the list of planned points.
+
+Everything here is defensive: a partial or interrupted run must still load.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+# The fixed leading columns of records.csv, in order.
+CORE_COLUMNS = [
+    "experiment", "point_id", "kernel", "variant", "backend", "dtype",
+    "m", "n", "k", "block_x", "block_y", "threads", "status", "message",
+    "samples", "time_ms_median", "time_ms_min", "time_ms_mean",
+    "time_ms_stddev", "gflops", "gbps", "speedup", "efficiency", "verified",
+    "max_rel_err", "host", "gpu", "slurm_job_id", "slurm_array_task_id",
+    "timestamp",
+]
+
+# Columns that hold numbers (core and optional extras).  slurm ids are kept as
+# strings: array job ids may look like "1234_5".
+NUMERIC_COLUMNS = [
+    "m", "n", "k", "block_x", "block_y", "threads", "samples",
+    "time_ms_median", "time_ms_min", "time_ms_mean", "time_ms_stddev",
+    "gflops", "gbps", "speedup", "efficiency", "max_rel_err",
+    # optional extras
+    "kernel_size", "time_ms_rsd", "h2d_ms", "d2h_ms", "pct_of_copy",
+    "arith_intensity", "pct_peak_bw", "pct_peak_flops", "seed",
+]
+BOOL_COLUMNS = ["verified", "is_baseline", "oversubscribed"]
+# Categorical columns that are lower-cased and stripped for grouping.
+KEY_COLUMNS = ["kernel", "variant", "backend", "dtype", "status"]
+
+# Which variant of a run acts as the measured ceiling, per kernel and backend.
+CEILING_VARIANTS = {
+    "gemm": {"cuda": "cublas", "cpu": "openblas"},
+    "transpose": {"cuda": "copy"},
+    "conv2d": {"cuda": "cudnn"},
+}
+# Variants that are reference measurements, not implementations of the
+# kernel: they never compete for "best variant" (a plain copy is not a
+# transpose, it only bounds one).
+REFERENCE_ONLY_VARIANTS = {"transpose": {"copy"}}
+
+# Throughput metric per kernel: (column, unit).
+METRIC = {
+    "gemm": ("gflops", "GFLOP/s"),
+    "conv2d": ("gflops", "GFLOP/s"),
+    "transpose": ("gbps", "GB/s"),
+}
+METRIC_UNIT = {"gflops": "GFLOP/s", "gbps": "GB/s"}
+
+# Known variant order per kernel; keeps colours stable across figures.
+KNOWN_VARIANTS = {
+    "gemm": ["omp_serial", "omp_naive", "omp_blocked", "omp_tiled", "openblas",
+             "naive_1d", "naive_2d", "shared", "regtile", "dmma", "cublas",
+             "cublas_tf32"],
+    "transpose": ["omp_serial", "omp_naive", "omp_blocked", "naive_row",
+                  "naive_col", "smem", "smem_pad", "tiled_rows", "tiled_vec",
+                  "copy"],
+    "conv2d": ["omp_serial", "omp", "naive", "shared", "shared_reg", "cudnn"],
+    "hello": ["hello"],
+}
+
+DTYPE_BYTES = {"float": 4, "double": 8, "half": 2, "bfloat16": 2}
+
+TIMES = "\u00d7"  # multiplication sign used in size and block labels
+
+
+def warn(msg: str) -> None:
+    print(f"warning: {msg}", file=sys.stderr)
+
+
+# --------------------------------------------------------------------------
+# Reading
+# --------------------------------------------------------------------------
+
+def _read_csv(path: str) -> pd.DataFrame | None:
+    try:
+        # Everything as text first: types are fixed below, uniformly for the
+        # CSV and the JSONL path.  A killed run can leave a ragged last line;
+        # skip such lines rather than fail the whole report.
+        return pd.read_csv(path, dtype=str, keep_default_na=False,
+                           na_values=[""], on_bad_lines="warn")
+    except pd.errors.EmptyDataError:
+        return None
+
+
+def _read_jsonl(path: str) -> pd.DataFrame | None:
+    rows = []
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError:
+                # Typically the truncated last line of an interrupted run.
+                warn(f"{path}:{lineno}: unreadable JSON line skipped")
+                continue
+            if isinstance(obj, dict):
+                rows.append(obj)
+    if not rows:
+        return None
+    df = pd.DataFrame(rows)
+    # Match the CSV convention: booleans as "true"/"false", nulls as NaN.
+    for col in df.columns:
+        df[col] = df[col].map(_json_cell)
+    return df
+
+
+def _json_cell(v: Any) -> Any:
+    if v is None:
+        return np.nan
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float) and math.isnan(v):
+        return np.nan
+    if isinstance(v, (dict, list)):
+        return json.dumps(v)
+    return str(v)
+
+
+def _to_bool(v: Any) -> Any:
+    if isinstance(v, str):
+        s = v.strip().lower()
+        if s in ("true", "1", "yes"):
+            return True
+        if s in ("false", "0", "no"):
+            return False
+        return np.nan
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    return np.nan
+
+
+def load_records(results_dir: str) -> pd.DataFrame:
+    """Return the normalised records of a results directory.
+
+    Reads records.csv, falling back to records.jsonl.  Missing contract
+    columns are added empty; numbers become floats (NaN = not applicable);
+    a point_id measured twice (resumed run) keeps its last record.
+    Derived columns (size_x, size_label, size_full, config, series_key, ok)
+    are added by :func:`add_derived`.
+    """
+    df = None
+    csv_path = os.path.join(results_dir, "records.csv")
+    jsonl_path = os.path.join(results_dir, "records.jsonl")
+    if os.path.isfile(csv_path):
+        df = _read_csv(csv_path)
+    if df is None and os.path.isfile(jsonl_path):
+        df = _read_jsonl(jsonl_path)
+    if df is None:
+        df = pd.DataFrame(columns=CORE_COLUMNS)
+
+    for col in CORE_COLUMNS:
+        if col not in df.columns:
+            df[col] = np.nan
+    for col in NUMERIC_COLUMNS:
+        if col in df.columns:
+            df[col] = pd.to_numeric(df[col], errors="coerce").astype(float)
+    for col in BOOL_COLUMNS:
+        if col in df.columns:
+            df[col] = df[col].map(_to_bool)
+    for col in KEY_COLUMNS:
+        df[col] = df[col].fillna("").astype(str).str.strip().str.lower()
+    for col in ("experiment", "point_id", "message", "host", "gpu",
+                "timestamp", "slurm_job_id", "slurm_array_task_id"):
+        df[col] = df[col].fillna("").astype(str).str.strip()
+
+    has_id = df["point_id"] != ""
+    dup = has_id & df.duplicated("point_id", keep="last")
+    if dup.any():
+        warn(f"{int(dup.sum())} repeated point_id record(s); keeping the last")
+        df = df[~dup]
+    return add_derived(df.reset_index(drop=True))
+
+
+def load_manifest(results_dir: str) -> dict:
+    path = os.path.join(results_dir, "manifest.json")
+    if not os.path.isfile(path):
+        return {}
+    try:
+        with open(path, encoding="utf-8") as fh:
+            obj = json.load(fh)
+    except (OSError, json.JSONDecodeError) as exc:
+        warn(f"{path}: cannot read manifest ({exc})")
+        return {}
+    return obj if isinstance(obj, dict) else {}
+
+
+# --------------------------------------------------------------------------
+# Derived columns
+# --------------------------------------------------------------------------
+
+def fmt_int(v: float) -> str:
+    """Format a size-like number: integers without decimals."""
+    if v is None or (isinstance(v, float) and not math.isfinite(v)):
+        return ""
+    if float(v).is_integer():
+        return str(int(v))
+    return f"{v:g}"
+
+
+def _dims(row: pd.Series) -> list[float]:
+    """The problem dimensions of one record, per kernel convention."""
+    m, n, k = row["m"], row["n"], row["k"]
+    kernel = row["kernel"]
+    if kernel == "gemm":
+        dims = [m, n, k]
+    elif kernel == "transpose":
+        dims = [m, n]
+    elif kernel == "conv2d":
+        # image n x n; the contract has m = n, tolerate either being empty
+        dims = [m if math.isfinite(m) else n, n if math.isfinite(n) else m]
+    else:
+        dims = [m, n, k]
+    return [d for d in dims if math.isfinite(d)]
+
+
+def _size_fields(row: pd.Series) -> tuple[float, str, str]:
+    dims = _dims(row)
+    if not dims:
+        return (math.nan, "", "")
+    # x position: geometric mean, which equals m for a square problem so the
+    # common case reads naturally, and orders non-square problems by volume.
+    x = float(np.exp(np.mean(np.log(np.maximum(dims, 1e-300)))))
+    full = TIMES.join(fmt_int(d) for d in dims)
+    short = fmt_int(dims[0]) if all(d == dims[0] for d in dims) else full
+    ks = row.get("kernel_size", math.nan)
+    if isinstance(ks, float) and math.isfinite(ks):
+        full += f", K={fmt_int(ks)}"
+    return (x, short, full)
+
+
+def config_label(row: pd.Series) -> str:
+    """Human label of the tuning configuration: block shape or threads."""
+    bx, by, th = row["block_x"], row["block_y"], row["threads"]
+    if math.isfinite(bx):
+        return f"block {fmt_int(bx)}{TIMES}{fmt_int(by if math.isfinite(by) else 1)}"
+    if math.isfinite(th):
+        return f"{fmt_int(th)} thread" + ("" if th == 1 else "s")
+    return "\u2014"
+
+
+def add_derived(df: pd.DataFrame) -> pd.DataFrame:
+    df = df.copy()
+    if "kernel_size" not in df.columns:
+        df["kernel_size"] = np.nan
+    if len(df):
+        sizes = df.apply(_size_fields, axis=1, result_type="expand")
+        df["size_x"], df["size_label"], df["size_full"] = sizes[0], sizes[1], sizes[2]
+        df["config"] = df.apply(config_label, axis=1)
+    else:
+        df["size_x"] = pd.Series(dtype=float)
+        df["size_label"] = pd.Series(dtype=str)
+        df["size_full"] = pd.Series(dtype=str)
+        df["config"] = pd.Series(dtype=str)
+    df["size_x"] = df["size_x"].astype(float)
+    df["ok"] = (df["status"] == "ok") & np.isfinite(df["time_ms_median"]) & \
+        (df["time_ms_median"] > 0)
+    return df
+
+
+def arithmetic_intensity(df: pd.DataFrame) -> pd.Series:
+    """FLOP per byte for each record.
+
+    Preference: the recorded ``arith_intensity`` column; else the ratio of the
+    recorded rates gflops / gbps (same time base, so it is flops / bytes);
+    else a compulsory-traffic model (each operand read once, result written
+    once) for gemm and conv2d.
+    """
+    ai = pd.Series(np.nan, index=df.index, dtype=float)
+    if "arith_intensity" in df.columns:
+        ai = df["arith_intensity"].astype(float).where(df["arith_intensity"] > 0)
+    ratio = df["gflops"] / df["gbps"]
+    ratio = ratio.where(np.isfinite(ratio) & (ratio > 0))
+    ai = ai.fillna(ratio)
+
+    size = df["dtype"].map(DTYPE_BYTES).astype(float)
+    m, n, k = df["m"], df["n"].fillna(df["m"]), df["k"]
+    gemm = 2 * m * n * k / (size * (m * k + k * n + m * n))
+    K = df["kernel_size"]
+    conv = 2 * m * n * K * K / (size * (2 * m * n + K * K))
+    model = pd.Series(np.nan, index=df.index, dtype=float)
+    model[df["kernel"] == "gemm"] = gemm[df["kernel"] == "gemm"]
+    model[df["kernel"] == "conv2d"] = conv[df["kernel"] == "conv2d"]
+    return ai.fillna(model)
+
+
+def best_per(df: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Rows with the lowest median time within each group (ok rows only)."""
+    ok = df[df["ok"]]
+    if ok.empty:
+        return ok
+    idx = ok.groupby(keys, sort=False, dropna=False)["time_ms_median"].idxmin()
+    return ok.loc[idx.values]
+
+
+def variant_order(kernel: str, variants) -> list[str]:
+    known = KNOWN_VARIANTS.get(kernel, [])
+    vs = sorted(set(variants))
+    return [v for v in known if v in vs] + [v for v in vs if v not in known]
+
+
+# --------------------------------------------------------------------------
+# Manifest helpers
+# --------------------------------------------------------------------------
+
+def _first(d: dict, keys) -> Any:
+    for key in keys:
+        if isinstance(d, dict) and d.get(key) not in (None, "", [], {}):
+            return d[key]
+    return None
+
+
+def _scalar_text(v: Any) -> str:
+    if isinstance(v, (list, tuple)):
+        return ", ".join(_scalar_text(x) for x in v)
+    if isinstance(v, dict):
+        name = _first(v, ["name", "model"])
+        return str(name) if name is not None else json.dumps(v, sort_keys=True)
+    return str(v)
+
+
+def provenance(manifest: dict, df: pd.DataFrame) -> list[tuple[str, str]]:
+    """(label, value) pairs describing where and when the run happened.
+
+    Reads the manifest defensively (top-level keys and an "environment"-like
+    sub-object), falling back to the CSV's host/gpu/timestamp columns.
+    """
+    env = _first(manifest, ["environment", "env", "system", "host_info"])
+    env = env if isinstance(env, dict) else {}
+
+    def pick(keys):
+        v = _first(env, keys)
+        return v if v is not None else _first(manifest, keys)
+
+    def csv_values(col):
+        vals = [v for v in df[col].unique() if v] if col in df else []
+        return ", ".join(sorted(vals)) if vals else None
+
+    out: list[tuple[str, str]] = []
+    exp = _first(manifest, ["experiment", "name"]) or csv_values("experiment")
+    if exp:
+        out.append(("experiment", _scalar_text(exp)))
+    cfg = _first(manifest, ["config", "config_path", "config_file"])
+    if cfg:
+        out.append(("config", _scalar_text(cfg)))
+    host = pick(["host", "hostname", "node"]) or csv_values("host")
+    out.append(("host", _scalar_text(host) if host else "unknown"))
+    cpu = pick(["cpu_model", "cpu"])
+    if cpu:
+        out.append(("CPU", _scalar_text(cpu)))
+    gpu = pick(["gpu", "gpu_name", "gpus", "gpu_model"]) or csv_values("gpu")
+    out.append(("GPU", _scalar_text(gpu) if gpu else "none recorded"))
+    rev = pick(["git_revision", "git_rev", "git_commit", "git_sha", "revision",
+                "git"])
+    out.append(("git revision", _scalar_text(rev) if rev else "unknown"))
+    date = pick(["created", "timestamp", "date", "started", "start_time"])
+    if not date and "timestamp" in df:
+        stamps = sorted(v for v in df["timestamp"].unique() if v)
+        if stamps:
+            date = stamps[0] if len(stamps) == 1 else f"{stamps[0]} .. {stamps[-1]}"
+    out.append(("date", _scalar_text(date) if date else "unknown"))
+
+    # Any further scalar facts the runner recorded about the environment
+    # (compiler, CUDA version, ...), shown as-is.
+    shown = {"host", "hostname", "node", "cpu_model", "cpu", "gpu", "gpu_name",
+             "gpus", "gpu_model", "git_revision", "git_rev", "git_commit",
+             "git_sha", "revision", "git", "created", "timestamp", "date",
+             "started", "start_time"}
+    for key in sorted(env):
+        val = env[key]
+        if key in shown or val in (None, "", [], {}):
+            continue
+        if isinstance(val, dict):
+            continue
+        out.append((key.replace("_", " "), _scalar_text(val)))
+    return out
+
+
+def manifest_points(manifest: dict) -> list[dict]:
+    """Planned points listed in the manifest, as dicts with a point_id."""
+    pts = manifest.get("points") if isinstance(manifest, dict) else None
+    out = []
+    if isinstance(pts, list):
+        for p in pts:
+            if isinstance(p, dict) and p.get("point_id") not in (None, ""):
+                out.append(p)
+            elif isinstance(p, str) and p:
+                out.append({"point_id": p})
+    return out
