@@ -380,8 +380,9 @@ def fig_scaling(sub, kernel, dtype, out_dir):
         ax_s.plot(threads, [t / p0 for t in threads], color="grey", linewidth=2.5,
                   alpha=0.4, zorder=0)
     ax_e.axhline(100, color="grey", linewidth=2.5, alpha=0.4, zorder=0)
+    wide = threads[-1] / threads[0] > 8
     for ax in (ax_s, ax_e):
-        if threads[-1] / threads[0] > 8:
+        if wide:
             ax.set_xscale("log", base=2)
         ax.xaxis.set_major_locator(FixedLocator(threads))
         ax.xaxis.set_minor_locator(NullLocator())
@@ -392,7 +393,19 @@ def fig_scaling(sub, kernel, dtype, out_dir):
     ax_s.set_ylabel(f"speedup over {base} (\u00d7)")
     ax_e.set_ylabel("parallel efficiency (%)")
     ax_e.set_ylim(0, max(110, 100 * sc["efficiency_calc"].max() * 1.08))
-    ax_s.set_ylim(bottom=0)
+    if wide:
+        # log-log keeps the ideal line straight and small counts readable
+        ax_s.set_yscale("log", base=2)
+        lo = min(sc["speedup_calc"].min(), 1.0) / 1.3
+        hi = max(sc["speedup_calc"].max(), threads[-1] / threads[0]) * 1.3
+        ax_s.set_ylim(lo, hi)
+        yt = [2.0 ** e for e in range(math.floor(math.log2(lo)), math.ceil(math.log2(hi)) + 1)
+              if lo <= 2.0 ** e <= hi]
+        ax_s.yaxis.set_major_locator(FixedLocator(yt))
+        ax_s.yaxis.set_minor_locator(NullLocator())
+        ax_s.yaxis.set_major_formatter(FuncFormatter(plain_number))
+    else:
+        ax_s.set_ylim(bottom=0)
     ax_s.set_title("speedup", fontsize="medium")
     ax_e.set_title("parallel efficiency", fontsize="medium")
     fig.suptitle(f"{kernel} ({dtype}): OpenMP scaling", fontsize="medium")
@@ -816,6 +829,8 @@ def build_report(results_dir: str, out_dir: str) -> Doc:
     headers, rows = not_ok_table(df)
     if rows:
         doc.table(headers, rows)
+    elif df.empty:
+        doc.p("None: the run has no records.")
     else:
         doc.p("None: every recorded point has status ok.")
 

@@ -273,8 +273,8 @@ def add_derived(df: pd.DataFrame) -> pd.DataFrame:
         df["size_full"] = pd.Series(dtype=str)
         df["config"] = pd.Series(dtype=str)
     df["size_x"] = df["size_x"].astype(float)
-    df["ok"] = (df["status"] == "ok") & np.isfinite(df["time_ms_median"]) & \
-        (df["time_ms_median"] > 0)
+    t = pd.to_numeric(df["time_ms_median"], errors="coerce").astype(float)
+    df["ok"] = (df["status"] == "ok") & np.isfinite(t) & (t > 0)
     return df
 
 
@@ -360,20 +360,31 @@ def provenance(manifest: dict, df: pd.DataFrame) -> list[tuple[str, str]]:
     exp = _first(manifest, ["experiment", "name"]) or csv_values("experiment")
     if exp:
         out.append(("experiment", _scalar_text(exp)))
-    cfg = _first(manifest, ["config", "config_path", "config_file"])
-    if cfg:
+    # "config" may be the parsed config object; only a path is shown.
+    cfg = _first(manifest, ["config_file", "config_path", "config"])
+    if cfg and not isinstance(cfg, (dict, list)):
         out.append(("config", _scalar_text(cfg)))
+    shard = _first(manifest, ["shard"])
+    if shard:
+        out.append(("shard", _scalar_text(shard)))
+    state = _first(manifest, ["state", "status"])
+    if state and not isinstance(state, (dict, list)):
+        out.append(("run state", _scalar_text(state)))
     host = pick(["host", "hostname", "node"]) or csv_values("host")
     out.append(("host", _scalar_text(host) if host else "unknown"))
     cpu = pick(["cpu_model", "cpu"])
     if cpu:
         out.append(("CPU", _scalar_text(cpu)))
-    gpu = pick(["gpu", "gpu_name", "gpus", "gpu_model"]) or csv_values("gpu")
-    out.append(("GPU", _scalar_text(gpu) if gpu else "none recorded"))
+    gpu = pick(["gpu", "gpu_name", "gpus", "gpu_model"])
+    gpu_text = _gpu_text(gpu) if gpu is not None else None
+    out.append(("GPU", gpu_text or csv_values("gpu") or "none recorded"))
     rev = pick(["git_revision", "git_rev", "git_commit", "git_sha", "revision",
                 "git"])
     out.append(("git revision", _scalar_text(rev) if rev else "unknown"))
     date = pick(["created", "timestamp", "date", "started", "start_time"])
+    updated = _first(manifest, ["updated", "finished", "end_time"])
+    if date and updated and updated != date:
+        date = f"{_scalar_text(date)} (last update {_scalar_text(updated)})"
     if not date and "timestamp" in df:
         stamps = sorted(v for v in df["timestamp"].unique() if v)
         if stamps:
@@ -394,6 +405,30 @@ def provenance(manifest: dict, df: pd.DataFrame) -> list[tuple[str, str]]:
             continue
         out.append((key.replace("_", " "), _scalar_text(val)))
     return out
+
+
+def _gpu_text(gpu: Any) -> str | None:
+    """One line for the manifest's GPU entry: a name, a list, or an object
+    such as {"present": true, "name": ..., "compute_capability": ..., ...}."""
+    if not isinstance(gpu, dict):
+        return _scalar_text(gpu)
+    if gpu.get("present") is False:
+        reason = gpu.get("reason") or gpu.get("absent_reason")
+        return "none" + (f" ({reason})" if reason else "")
+    name = _first(gpu, ["name", "model"]) or "unnamed GPU"
+    facts = []
+    if gpu.get("compute_capability"):
+        facts.append(f"cc {gpu['compute_capability']}")
+    if gpu.get("sm_count"):
+        facts.append(f"{gpu['sm_count']} SMs")
+    mem = gpu.get("global_memory_bytes")
+    if isinstance(mem, (int, float)) and mem > 0:
+        facts.append(f"{mem / 2**30:.0f} GiB")
+    if gpu.get("driver_version"):
+        facts.append(f"driver {gpu['driver_version']}")
+    if gpu.get("runtime_version"):
+        facts.append(f"runtime {gpu['runtime_version']}")
+    return str(name) + (f" ({', '.join(facts)})" if facts else "")
 
 
 def manifest_points(manifest: dict) -> list[dict]:
