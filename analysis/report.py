@@ -373,6 +373,11 @@ def fig_scaling(sub, kernel, dtype, out_dir):
                   linestyle=linestyles[i % len(linestyles)], linewidth=1.4)
         ax_s.plot(g["threads"], g["speedup_calc"], **kw)
         ax_e.plot(g["threads"], 100 * g["efficiency_calc"], **kw)
+    over = sc[sc["oversubscribed"] == True] if "oversubscribed" in sc else sc.iloc[0:0]  # noqa: E712
+    for ax, col, scale in ((ax_s, "speedup_calc", 1), (ax_e, "efficiency_calc", 100)):
+        if not over.empty:
+            ax.scatter(over["threads"], scale * over[col], s=140, facecolors="none",
+                       edgecolors="red", linewidths=1.3, zorder=4)
     threads = sorted(sc["threads"].unique())
     p0s = sc["p0"].unique()
     p0 = p0s[0] if len(p0s) == 1 else None
@@ -417,8 +422,13 @@ def fig_scaling(sub, kernel, dtype, out_dir):
         var_handles.append(Line2D([], [], color="black", marker=styles[v][1],
                                   linestyle=linestyles[series_list.index(series) % len(linestyles)]))
     var_handles.append(Line2D([], [], color="grey", linewidth=2.5, alpha=0.4))
+    var_labels = series_list + ["ideal"]
+    if not over.empty:
+        var_handles.append(Line2D([], [], linestyle="", marker="o", markersize=10,
+                                  markerfacecolor="none", markeredgecolor="red"))
+        var_labels.append("more threads than cores")
     keep_legend(ax_e, place_legend(ax_e, size_handles, sizes, title="size"))
-    place_legend(ax_e, var_handles, series_list + ["ideal"], title="variant",
+    place_legend(ax_e, var_handles, var_labels, title="variant",
                  anchor=(1.02, 0.98 - 0.085 * (len(sizes) + 2)))
     fig.tight_layout()
     caption = (f"{kernel}/{dtype}: speedup T(p\u2080)/T(p) and parallel efficiency "

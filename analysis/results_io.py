@@ -39,8 +39,8 @@ NUMERIC_COLUMNS = [
     "time_ms_median", "time_ms_min", "time_ms_mean", "time_ms_stddev",
     "gflops", "gbps", "speedup", "efficiency", "max_rel_err",
     # optional extras
-    "kernel_size", "time_ms_rsd", "h2d_ms", "d2h_ms", "pct_of_copy",
-    "arith_intensity", "pct_peak_bw", "pct_peak_flops", "seed",
+    "kernel_size", "time_ms_max", "time_ms_rsd", "h2d_ms", "d2h_ms", "pct_of_copy",
+    "arith_intensity", "pct_peak_bw", "pct_peak_flops", "verify_tolerance", "seed",
 ]
 BOOL_COLUMNS = ["verified", "is_baseline", "oversubscribed"]
 # Categorical columns that are lower-cased and stripped for grouping.

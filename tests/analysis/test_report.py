@@ -38,8 +38,8 @@ TIMES = "\u00d7"
 NUMERIC = ["m", "n", "k", "block_x", "block_y", "threads", "samples",
            "time_ms_median", "time_ms_min", "time_ms_mean", "time_ms_stddev",
            "gflops", "gbps", "speedup", "efficiency", "max_rel_err",
-           "kernel_size", "time_ms_rsd", "h2d_ms", "d2h_ms", "pct_of_copy",
-           "arith_intensity", "pct_peak_bw", "pct_peak_flops", "seed"]
+           "kernel_size", "time_ms_max", "time_ms_rsd", "h2d_ms", "d2h_ms", "pct_of_copy",
+           "arith_intensity", "pct_peak_bw", "pct_peak_flops", "verify_tolerance", "seed"]
 CONTRACT_PREFIX = [
     "experiment", "point_id", "kernel", "variant", "backend", "dtype",
     "m", "n", "k", "block_x", "block_y", "threads", "status", "message",
