@@ -1,0 +1,70 @@
+# tests/slurm/lib.sh -- small TAP helpers shared by the tests/slurm/test_*.sh
+# scripts.  Source it; it defines ok/not_ok/check/wait_until/finish.
+# shellcheck shell=bash
+
+T_PASS=0
+T_FAIL=0
+T_N=0
+T_FAILED_NAMES=()
+
+ok() {
+    T_N=$((T_N + 1))
+    T_PASS=$((T_PASS + 1))
+    printf 'ok %d - %s\n' "$T_N" "$1"
+}
+
+not_ok() {
+    T_N=$((T_N + 1))
+    T_FAIL=$((T_FAIL + 1))
+    T_FAILED_NAMES+=("$1")
+    printf 'not ok %d - %s\n' "$T_N" "$1"
+    shift
+    local line
+    for line in "$@"; do printf '#   %s\n' "$line"; done
+}
+
+# check NAME COMMAND... : ok if COMMAND succeeds.
+check() {
+    local name=$1
+    shift
+    if "$@"; then ok "$name"; else not_ok "$name" "command failed: $*"; fi
+}
+
+diag() { printf '# %s\n' "$*"; }
+
+t_now() { date +%s.%N; }
+t_since() { awk -v a="$1" -v b="$(t_now)" 'BEGIN { printf "%.2f", b - a }'; }
+
+# wait_until SECONDS COMMAND... : poll COMMAND every 0.25 s; 1 on timeout.
+wait_until() {
+    local secs=$1
+    shift
+    local deadline
+    deadline=$(awk -v a="$(t_now)" -v s="$secs" 'BEGIN { printf "%d", a + s }')
+    while ! "$@" >/dev/null 2>&1; do
+        (($(date +%s) < deadline)) || return 1
+        sleep 0.25
+    done
+}
+
+# True if PID exists and is not a zombie.
+pid_alive() {
+    [[ $1 =~ ^[0-9]+$ && -e /proc/$1 ]] || return 1
+    [[ $(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) != [ZX] ]]
+}
+
+# job_field JOBID FIELD : value of FIELD=... in `scontrol -o show job JOBID`
+# (first record).
+job_field() {
+    scontrol -o show job "$1" 2>/dev/null | head -n 1 | tr ' ' '\n' | sed -n "s/^$2=//p"
+}
+
+finish() {
+    printf '1..%d\n' "$T_N"
+    printf '%d passed, %d failed\n' "$T_PASS" "$T_FAIL"
+    if ((T_FAIL > 0)); then
+        printf 'failed: %s\n' "${T_FAILED_NAMES[@]}"
+        return 1
+    fi
+    return 0
+}
