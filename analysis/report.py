@@ -343,7 +343,8 @@ def scaling_table(sub: pd.DataFrame) -> pd.DataFrame:
     pts["series"] = series_labels(pts)
     rows = []
     for (series, size), g in pts.groupby(["series", "size_full"]):
-        g = g.sort_values("threads").drop_duplicates("threads")
+        # several records per thread count (other axes, e.g. OMP binding): keep the fastest
+        g = g.sort_values("time_ms_median").drop_duplicates("threads").sort_values("threads")
         if len(g) < 2:
             continue
         p0, t0 = g["threads"].iloc[0], g["time_ms_median"].iloc[0]
@@ -459,7 +460,8 @@ def fig_heatmaps(sub, kernel, dtype, out_dir):
         for r in v.itertuples():
             i, j = shapes.index(r.shape), col_keys.index(r.size_full)
             if r.ok:
-                grid[i, j] = r.time_ms_median
+                # several records per cell (other axes): show the fastest
+                grid[i, j] = np.fmin(grid[i, j], r.time_ms_median)
             else:
                 status[i, j] = r.status
         best_t = np.nanmin(np.where(np.isfinite(grid), grid, np.inf), axis=0)
