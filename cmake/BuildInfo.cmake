@@ -1,0 +1,16 @@
+# Generates build_info.cpp at every build (not only at configure time), so that records carry the
+# git revision the binary was really built from, with "-dirty" when the tree had changes.
+string(REPLACE ";" "," runner_cuda_archs "${CMAKE_CUDA_ARCHITECTURES}")
+set(RUNNER_BUILD_INFO_CPP ${CMAKE_BINARY_DIR}/generated/build_info.cpp)
+add_custom_target(runner_build_info
+  COMMAND ${CMAKE_COMMAND}
+    -DSOURCE_DIR=${CMAKE_SOURCE_DIR} -DOUTPUT=${RUNNER_BUILD_INFO_CPP}
+    -DVERSION=${PROJECT_VERSION}
+    -DCXX_COMPILER=${CMAKE_CXX_COMPILER_ID}\ ${CMAKE_CXX_COMPILER_VERSION}
+    -DCUDA_COMPILER=${CMAKE_CUDA_COMPILER_ID}\ ${CMAKE_CUDA_COMPILER_VERSION}
+    -DCUDA_ARCHITECTURES=${runner_cuda_archs}
+    -DBUILD_TYPE=${CMAKE_BUILD_TYPE}
+    -P ${CMAKE_SOURCE_DIR}/cmake/WriteBuildInfo.cmake
+  BYPRODUCTS ${RUNNER_BUILD_INFO_CPP}
+  COMMENT "Recording git revision"
+  VERBATIM)

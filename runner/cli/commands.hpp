@@ -1,0 +1,28 @@
+#pragma once
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace runner::cli {
+
+struct RunArguments {
+  std::string config, out, shard;
+  bool dry_run = false, resume = false, force_mix = false, quiet = false;
+};
+
+// `runner CONFIG`: expands, runs and records a matrix; returns the exit code.
+int run_command(const RunArguments& args);
+
+// `runner report|compare ...`: runs analysis/<script> under the system Python (which has pandas
+// and matplotlib); returns its exit code.
+int exec_analysis(const std::string& script, const std::vector<std::string>& args);
+
+// Slurm subcommands (runner/slurm/): registered on the app, and dispatched after parsing.
+// run_slurm_command returns -1 when none of them was given.
+void add_slurm_commands(CLI::App& app);
+int run_slurm_command(CLI::App& app);
+
+}  // namespace runner::cli

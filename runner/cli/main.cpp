@@ -1,0 +1,218 @@
+// The `runner` command line: `runner CONFIG` runs a matrix; subcommands validate, list, report,
+// compare (and, from runner/slurm/, submit, status, collect).
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <set>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "runner/build_info.hpp"
+#include "runner/cli/commands.hpp"
+#include "runner/config.hpp"
+#include "runner/environment.hpp"
+#include "runner/errors.hpp"
+#include "runner/executor.hpp"
+#include "runner/gpu_info.hpp"
+#include "runner/interrupt.hpp"
+#include "runner/matrix.hpp"
+#include "runner/registry.hpp"
+
+namespace runner::cli {
+
+namespace {
+
+constexpr int kExitUsage = 2;
+
+std::string version_text() {
+  return fmt::format("runner {} (git {}, {}, CUDA {})", build_info::kVersion, build_info::kGitRevision,
+                     build_info::kCxxCompiler,
+                     std::string(build_info::kCudaCompiler).find_first_not_of(' ') == std::string::npos
+                         ? "off"
+                         : fmt::format("{} for sm {}", build_info::kCudaCompiler, build_info::kCudaArchitectures));
+}
+
+// OpenMP reads OMP_PROC_BIND / OMP_PLACES once at start-up, so pinning by default means starting
+// again with them set. A user's own settings are kept as they are (and recorded in the manifest).
+void pin_openmp_threads_by_default(char** argv) {
+  if (std::getenv("OMP_PROC_BIND") || std::getenv("RUNNER_NO_PIN")) return;
+  setenv("OMP_PROC_BIND", "close", 1);
+  if (!std::getenv("OMP_PLACES")) setenv("OMP_PLACES", "cores", 1);
+  execv("/proc/self/exe", argv);  // returns only on failure: then run unpinned
+}
+
+struct ShardSpec {
+  int index = 0, count = 1;
+};
+
+std::optional<ShardSpec> parse_shard(const std::string& text) {
+  ShardSpec s;
+  char slash = 0;
+  std::istringstream in(text);
+  if (!(in >> s.index >> slash >> s.count) || slash != '/' || !in.eof() || s.count < 1 || s.index < 0 ||
+      s.index >= s.count)
+    return std::nullopt;
+  return s;
+}
+
+}  // namespace
+
+int run_command(const RunArguments& args) {
+  const ExperimentSpec spec = load_config(args.config);
+  const std::vector<Point> all_points = expand(spec, Registry::instance());
+  std::vector<Point> points = all_points;
+  std::string stem = "records", shard_label;
+  if (!args.shard.empty()) {
+    const auto s = parse_shard(args.shard);
+    if (!s) throw CLI::ValidationError("--shard", "expected I/N with 0 <= I < N, got '" + args.shard + "'");
+    points = shard(all_points, s->index, s->count, Registry::instance());
+    stem = fmt::format("shards/{}", s->index);
+    shard_label = args.shard;
+  }
+  if (args.dry_run) {
+    for (const auto& p : points) fmt::print("{}  {}{}\n", p.id(), p.key(), p.is_baseline ? "  (baseline)" : "");
+    fmt::print("{} points\n", points.size());
+    return 0;
+  }
+  RunOptions options;
+  options.out_dir = args.out.empty()
+                        ? std::filesystem::path("results") / spec.experiment /
+                              fmt::format("{}-{}", utc_now(true), environment().host)
+                        : std::filesystem::path(args.out);
+  if (args.resume && !std::filesystem::exists(options.out_dir / (stem + ".jsonl")))
+    spdlog::warn("--resume: {} holds no records yet; starting afresh", options.out_dir.string());
+  options.stem = stem;
+  options.shard_label = shard_label;
+  options.resume = args.resume;
+  options.force_mix = args.force_mix;
+  options.progress = !args.quiet && isatty(STDERR_FILENO);
+  install_interrupt_handlers();
+  spdlog::info("{}: {} points{} -> {}", spec.experiment, points.size(),
+               shard_label.empty() ? "" : " in shard " + shard_label, options.out_dir.string());
+  return run_experiment(spec, all_points, points, Registry::instance(), options);
+}
+
+int validate_command(const std::string& config) {
+  const ExperimentSpec spec = load_config(config);
+  const std::vector<Point> points = expand(spec, Registry::instance());
+  std::size_t gpu = 0;
+  for (const auto& p : points) {
+    const auto* v = Registry::instance().find(p.kernel)->find_variant(p.variant);
+    if (v->backend == Backend::cuda) ++gpu;
+  }
+  fmt::print("{}: ok, experiment '{}', {} points ({} CUDA, {} CPU)\n", config, spec.experiment, points.size(),
+             gpu, points.size() - gpu);
+  return 0;
+}
+
+int list_command() {
+  const bool have_gpu = gpu_info().present;
+  fmt::print("{:<10} {:<12} {:<5} {:<10} {:<28} {}\n", "kernel", "variant", "on", "available", "axes", "description");
+  for (const auto& k : Registry::instance().kernels()) {
+    for (const auto& v : k.variants) {
+      std::string axes;
+      for (Axis a : k.axes) axes += std::string(axis_name(a)) + " ";
+      for (Axis a : v.axes) axes += std::string(axis_name(a)) + " ";
+      std::string available = "yes";
+      if (!v.factory) available = "no (not built)";
+      else if (v.backend == Backend::cuda && !have_gpu) available = "no (no GPU)";
+      fmt::print("{:<10} {:<12} {:<5} {:<10} {:<28} {}\n", k.name, v.name, backend_name(v.backend), available,
+                 axes, v.description);
+    }
+  }
+  if (!have_gpu) fmt::print("\nGPU: {}\n", gpu_info().absent_reason);
+  else fmt::print("\nGPU: {}\n", gpu_info().name);
+  return 0;
+}
+
+}  // namespace runner::cli
+
+int main(int argc, char** argv) {
+  using namespace runner;
+  using namespace runner::cli;
+  spdlog::set_default_logger(spdlog::stderr_color_mt("runner"));
+  spdlog::set_pattern("%^%l%$: %v");
+
+  // `runner CONFIG ...` is `runner run CONFIG ...`: insert the subcommand when the first word is
+  // not one, so CLI11 sees a single grammar.
+  static const std::set<std::string> kCommands = {"run", "validate", "list", "report", "compare",
+                                                  "submit", "status", "collect", "calibrate"};
+  std::vector<std::string> words(argv + 1, argv + argc);
+  if (!words.empty() && words[0][0] != '-' && !kCommands.count(words[0])) words.insert(words.begin(), "run");
+
+  CLI::App app{"runner: runs a YAML matrix of CUDA and OpenMP kernel variants, verifies every point against a "
+               "reference, times it, and writes records.jsonl, records.csv and manifest.json"};
+  app.set_version_flag("--version", version_text());
+  app.require_subcommand(0, 1);
+
+  RunArguments run_args;
+  auto* run = app.add_subcommand("run", "Run every point of a config (the default: `runner CONFIG`)");
+  run->add_option("config", run_args.config, "Experiment config (YAML)")->required();
+  run->add_option("--out", run_args.out, "Results directory (default results/<experiment>/<UTC time>-<host>)");
+  run->add_flag("--dry-run", run_args.dry_run, "Print the points and exit");
+  run->add_flag("--resume", run_args.resume, "Skip points already ok in --out, retry the others");
+  run->add_flag("--force-mix", run_args.force_mix, "With --resume: accept records of another config, build or device");
+  run->add_option("--shard", run_args.shard, "Run only the I-th of N cost-balanced slices (I/N, 0-based) into OUT/shards/I.*");
+  run->add_flag("-q,--quiet", run_args.quiet, "No progress line");
+
+  std::string validate_config;
+  auto* validate = app.add_subcommand("validate", "Check a config and print its number of points");
+  validate->add_option("config", validate_config, "Experiment config (YAML)")->required();
+
+  auto* list = app.add_subcommand("list", "List kernels and variants, and whether each can run here");
+
+  std::vector<std::string> report_args;
+  auto* report = app.add_subcommand("report", "Write figures and report.md for a results directory");
+  report->add_option("args", report_args, "RESULTS_DIR [options of analysis/report]")->required();
+  report->allow_extras();
+  std::vector<std::string> compare_args;
+  auto* compare = app.add_subcommand("compare", "Compare two results directories point by point");
+  compare->add_option("args", compare_args, "DIR_A DIR_B [--out FILE.csv]")->required();
+  compare->allow_extras();
+
+  add_slurm_commands(app);
+
+  try {
+    std::reverse(words.begin(), words.end());
+    app.parse(words);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kExitUsage;
+  }
+
+  try {
+    if (*run) {
+      pin_openmp_threads_by_default(argv);
+      return run_command(run_args);
+    }
+    if (*validate) return validate_command(validate_config);
+    if (*list) return list_command();
+    if (*report) return exec_analysis("report.py", report_args);
+    if (*compare) return exec_analysis("compare.py", compare_args);
+    if (const int code = run_slurm_command(app); code >= 0) return code;
+    fmt::print(stderr, "{}", app.help());
+    return kExitUsage;
+  } catch (const ConfigError& e) {
+    fmt::print(stderr, "{}\n", e.located());
+    return kExitUsage;
+  } catch (const CLI::ValidationError& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,419 @@
+#include "runner/config.hpp"
+
+#include <charconv>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include "runner/errors.hpp"
+#include "runner/registry.hpp"
+
+namespace runner {
+
+std::string to_string(const AxisValue& v) {
+  struct Visitor {
+    std::string operator()(const std::string& s) const { return s; }
+    std::string operator()(std::int64_t i) const { return std::to_string(i); }
+    std::string operator()(const ProblemSize& s) const { return runner::to_string(s); }
+    std::string operator()(const BlockShape& b) const { return runner::to_string(b); }
+    std::string operator()(Dtype d) const { return std::string(dtype_name(d)); }
+    std::string operator()(bool b) const { return b ? "true" : "false"; }
+  };
+  return std::visit(Visitor{}, v);
+}
+
+namespace {
+
+constexpr std::uintmax_t kMaxConfigBytes = 1 << 20;
+// Aliases let a few lines of YAML describe an exponentially large tree; nothing legitimate in a
+// config comes near this many nodes.
+constexpr std::size_t kMaxNodes = 100000;
+constexpr std::int64_t kMaxExtent = std::int64_t{1} << 40;
+constexpr std::int64_t kMaxThreads = 4096;
+
+const std::vector<std::string> kTopLevelKeys = {"experiment", "description", "repeat",  "baseline",
+                                                "verify",     "timeout_s",   "sweeps",  "exclude",
+                                                "slurm"};
+
+// Points at the first byte that is not UTF-8, so the error can carry its line and column.
+std::optional<Location> first_invalid_utf8(const std::string& s) {
+  int line = 1, col = 1;
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    std::size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    if (len == 0 || i + len > s.size()) return Location{line, col};
+    for (std::size_t j = 1; j < len; ++j)
+      if ((static_cast<unsigned char>(s[i + j]) >> 6) != 0x2) return Location{line, col};
+    if (c == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+    i += len;
+  }
+  return std::nullopt;
+}
+
+class ConfigParser {
+ public:
+  explicit ConfigParser(std::string file) : file_(std::move(file)) {}
+
+  [[noreturn]] void fail(Location at, const std::string& what) const {
+    throw ConfigError(file_, at.line, at.column, what);
+  }
+  static Location where(const YAML::Node& n) {
+    const YAML::Mark m = n.Mark();
+    if (m.is_null()) return {};
+    return {m.line + 1, m.column + 1};
+  }
+  [[noreturn]] void fail(const YAML::Node& n, const std::string& what) const { fail(where(n), what); }
+
+  // Iterates a mapping, refusing duplicate keys (yaml-cpp keeps both silently).
+  template <typename Fn>
+  void for_each_key(const YAML::Node& map, std::string_view what, Fn&& fn) {
+    if (!map.IsMap()) fail(map, fmt::format("{} must be a mapping (key: value)", what));
+    std::set<std::string> seen;
+    for (const auto& kv : map) {
+      if (!kv.first.IsScalar()) fail(kv.first, fmt::format("keys of {} must be names", what));
+      const std::string key = kv.first.Scalar();
+      if (!seen.insert(key).second) fail(kv.first, fmt::format("duplicate key '{}' in {}", key, what));
+      fn(key, kv.first, kv.second);
+    }
+  }
+
+  std::string scalar(const YAML::Node& n, std::string_view what) const {
+    if (!n.IsScalar()) fail(n, fmt::format("{} must be a single value", what));
+    return n.Scalar();
+  }
+
+  std::int64_t integer(const YAML::Node& n, std::string_view what) const {
+    const std::string s = scalar(n, what);
+    std::int64_t v = 0;
+    const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec == std::errc::result_out_of_range)
+      fail(n, fmt::format("{} '{}' is out of range", what, s));
+    if (ec != std::errc() || ptr != s.data() + s.size())
+      fail(n, fmt::format("{} must be an integer, got '{}'", what, s));
+    return v;
+  }
+
+  std::int64_t integer_in(const YAML::Node& n, std::string_view what, std::int64_t lo,
+                          std::int64_t hi) const {
+    const std::int64_t v = integer(n, what);
+    if (v < lo || v > hi) fail(n, fmt::format("{} must be in [{}, {}], got {}", what, lo, hi, v));
+    return v;
+  }
+
+  double number(const YAML::Node& n, std::string_view what, double lo, double hi) const {
+    const std::string s = scalar(n, what);
+    double v = 0;
+    const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(v))
+      fail(n, fmt::format("{} must be a number, got '{}'", what, s));
+    if (v < lo || v > hi) fail(n, fmt::format("{} must be in [{}, {}], got {}", what, lo, hi, s));
+    return v;
+  }
+
+  bool boolean(const YAML::Node& n, std::string_view what) const {
+    const std::string s = scalar(n, what);
+    if (s == "true" || s == "yes" || s == "on") return true;
+    if (s == "false" || s == "no" || s == "off") return false;
+    fail(n, fmt::format("{} must be true or false, got '{}'", what, s));
+  }
+
+  ProblemSize size(const YAML::Node& n) {
+    if (n.IsScalar()) {
+      const std::int64_t v = integer_in(n, "size", 1, kMaxExtent);
+      return {v, v, v};
+    }
+    if (n.IsMap()) {
+      ProblemSize s;
+      for_each_key(n, "size", [&](const std::string& key, const YAML::Node& k, const YAML::Node& v) {
+        const std::int64_t x = integer_in(v, "size." + key, 1, kMaxExtent);
+        if (key == "m") s.m = x;
+        else if (key == "n") s.n = x;
+        else if (key == "k") s.k = x;
+        else fail(k, fmt::format("unknown size dimension '{}' (expected m, n, k)", key));
+      });
+      if (s.m == 0 || s.n == 0) fail(n, "size needs at least m and n");
+      return s;
+    }
+    fail(n, "size must be a number (square) or {m: M, n: N, k: K}");
+  }
+
+  BlockShape block(const YAML::Node& n) {
+    BlockShape b;
+    if (n.IsSequence()) {
+      if (n.size() < 1 || n.size() > 2) fail(n, "block must be [x] or [x, y]");
+      b.x = static_cast<int>(integer_in(n[0], "block x", 1, 1 << 20));
+      if (n.size() == 2) b.y = static_cast<int>(integer_in(n[1], "block y", 1, 1 << 20));
+      return b;
+    }
+    if (n.IsScalar()) {
+      // "32x8" or a single number (a 1-D block)
+      const std::string s = n.Scalar();
+      const auto x = s.find('x');
+      if (x == std::string::npos) {
+        b.x = static_cast<int>(integer_in(n, "block", 1, 1 << 20));
+        return b;
+      }
+      auto parse = [&](std::string_view part) {
+        int v = 0;
+        const auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
+        if (ec != std::errc() || ptr != part.data() + part.size() || v < 1 || v > (1 << 20))
+          fail(n, fmt::format("block must look like [32, 8] or 32x8, got '{}'", s));
+        return v;
+      };
+      b.x = parse(std::string_view(s).substr(0, x));
+      b.y = parse(std::string_view(s).substr(x + 1));
+      return b;
+    }
+    fail(n, "block must be [x, y]");
+  }
+
+  LocatedValue value(Axis axis, const YAML::Node& n) {
+    LocatedValue lv{std::string{}, where(n)};
+    switch (axis) {
+      case Axis::kernel:
+      case Axis::variant: {
+        const std::string s = scalar(n, axis_name(axis));
+        if (s.empty()) fail(n, fmt::format("{} must not be empty", axis_name(axis)));
+        lv.value = s;
+        break;
+      }
+      case Axis::size: lv.value = size(n); break;
+      case Axis::dtype: {
+        const std::string s = scalar(n, "dtype");
+        const auto d = parse_dtype(s);
+        if (!d) fail(n, fmt::format("unknown dtype '{}' (expected float or double)", s));
+        lv.value = *d;
+        break;
+      }
+      case Axis::block: lv.value = block(n); break;
+      case Axis::threads: lv.value = integer_in(n, "threads", 1, kMaxThreads); break;
+      case Axis::kernel_size: {
+        const std::int64_t k = integer_in(n, "kernel_size", 1, 31);
+        if (k % 2 == 0) fail(n, fmt::format("kernel_size must be odd, got {}", k));
+        lv.value = k;
+        break;
+      }
+      case Axis::grid: lv.value = integer_in(n, "grid", 0, std::int64_t{1} << 31); break;
+      case Axis::print: lv.value = boolean(n, "print"); break;
+    }
+    return lv;
+  }
+
+  Axis axis_of(const std::string& key, const YAML::Node& key_node, std::string_view where_text) {
+    const auto a = parse_axis(key);
+    if (a) return *a;
+    std::vector<std::string> names;
+    for (Axis x : kAllAxes) names.emplace_back(axis_name(x));
+    const std::string hint = closest_match(key, names);
+    fail(key_node, fmt::format("unknown axis '{}' in {}{}", key, where_text,
+                               hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
+  }
+
+  // A list of values for one axis. A scalar counts as a one-element list, and so does a block
+  // written [x, y] (a list of scalars), since a list of blocks is a list of lists.
+  std::vector<LocatedValue> values(Axis axis, const YAML::Node& n) {
+    std::vector<LocatedValue> out;
+    const bool single_block = axis == Axis::block && n.IsSequence() && n.size() > 0 && n[0].IsScalar();
+    if (n.IsSequence() && !single_block) {
+      if (n.size() == 0) fail(n, fmt::format("axis '{}' has an empty list of values", axis_name(axis)));
+      for (const auto& item : n) out.push_back(value(axis, item));
+    } else if (n.IsNull()) {
+      fail(n, fmt::format("axis '{}' has no values", axis_name(axis)));
+    } else {
+      out.push_back(value(axis, n));
+    }
+    return out;
+  }
+
+  Sweep sweep(const YAML::Node& n, std::string_view what) {
+    Sweep s;
+    s.where = where(n);
+    for_each_key(n, what, [&](const std::string& key, const YAML::Node& k, const YAML::Node& v) {
+      const Axis axis = axis_of(key, k, what);
+      s.axes.emplace_back(axis, values(axis, v));
+    });
+    if (s.axes.empty()) fail(n, fmt::format("{} is empty", what));
+    return s;
+  }
+
+  SamplingRule repeat(const YAML::Node& n) {
+    SamplingRule r;
+    for_each_key(n, "repeat", [&](const std::string& key, const YAML::Node& k, const YAML::Node& v) {
+      if (key == "warmup") r.warmup = static_cast<int>(integer_in(v, "repeat.warmup", 0, 1000));
+      else if (key == "min_samples") r.min_samples = static_cast<int>(integer_in(v, "repeat.min_samples", 1, 1000000));
+      else if (key == "max_samples") r.max_samples = static_cast<int>(integer_in(v, "repeat.max_samples", 1, 1000000));
+      else if (key == "target_rsd") r.target_rsd = number(v, "repeat.target_rsd", 0.0, 1.0);
+      else if (key == "max_seconds") r.max_seconds = number(v, "repeat.max_seconds", 0.0, 86400.0);
+      else unknown_key(k, key, "repeat", {"warmup", "min_samples", "max_samples", "target_rsd", "max_seconds"});
+    });
+    if (r.max_samples < r.min_samples)
+      fail(n, fmt::format("repeat.max_samples ({}) is below repeat.min_samples ({})", r.max_samples,
+                          r.min_samples));
+    return r;
+  }
+
+  [[noreturn]] void unknown_key(const YAML::Node& k, const std::string& key, std::string_view section,
+                                const std::vector<std::string>& known) const {
+    const std::string hint = closest_match(key, known);
+    fail(k, fmt::format("unknown key '{}' in {}{}", key, section,
+                        hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
+  }
+
+  SlurmSpec slurm(const YAML::Node& n) {
+    SlurmSpec s;
+    const std::vector<std::string> known = {"partition", "account", "qos",  "time",    "gres",
+                                            "constraint", "cpus",   "throttle", "extra"};
+    for_each_key(n, "slurm", [&](const std::string& key, const YAML::Node& k, const YAML::Node& v) {
+      if (key == "partition") s.partition = scalar(v, "slurm.partition");
+      else if (key == "account") s.account = scalar(v, "slurm.account");
+      else if (key == "qos") s.qos = scalar(v, "slurm.qos");
+      else if (key == "time") s.time = scalar(v, "slurm.time");
+      else if (key == "gres") s.gres = scalar(v, "slurm.gres");
+      else if (key == "constraint") s.constraint = scalar(v, "slurm.constraint");
+      else if (key == "cpus") s.cpus = static_cast<int>(integer_in(v, "slurm.cpus", 1, kMaxThreads));
+      else if (key == "throttle") s.throttle = static_cast<int>(integer_in(v, "slurm.throttle", 1, 1000000));
+      else if (key == "extra") {
+        if (v.IsScalar()) s.extra.push_back(v.Scalar());
+        else if (v.IsSequence()) for (const auto& e : v) s.extra.push_back(scalar(e, "slurm.extra"));
+        else fail(v, "slurm.extra must be a list of sbatch options");
+      } else unknown_key(k, key, "slurm", known);
+    });
+    return s;
+  }
+
+  nlohmann::json to_json(const YAML::Node& n) {
+    if (++nodes_ > kMaxNodes)
+      fail(n, fmt::format("the config expands to more than {} values (aliases?)", kMaxNodes));
+    switch (n.Type()) {
+      case YAML::NodeType::Map: {
+        nlohmann::json j = nlohmann::json::object();
+        for (const auto& kv : n) j[kv.first.as<std::string>()] = to_json(kv.second);
+        return j;
+      }
+      case YAML::NodeType::Sequence: {
+        nlohmann::json j = nlohmann::json::array();
+        for (const auto& item : n) j.push_back(to_json(item));
+        return j;
+      }
+      case YAML::NodeType::Scalar: return n.Scalar();
+      default: return nullptr;
+    }
+  }
+
+  ExperimentSpec parse(const std::string& text) {
+    if (auto bad = first_invalid_utf8(text)) fail(*bad, "the file is not valid UTF-8 text");
+    YAML::Node root;
+    try {
+      root = YAML::Load(text);
+    } catch (const YAML::ParserException& e) {
+      fail(Location{e.mark.line + 1, e.mark.column + 1}, "YAML syntax error: " + e.msg);
+    }
+    if (!root.IsMap()) fail(Location{1, 1}, "a config must be a mapping with experiment, kernel and sweeps");
+
+    ExperimentSpec spec;
+    spec.as_json = to_json(root);
+    bool have_sweeps = false;
+    std::vector<std::string> known = kTopLevelKeys;
+    for (Axis a : kAllAxes) known.emplace_back(axis_name(a));
+    for_each_key(root, "the config", [&](const std::string& key, const YAML::Node& k, const YAML::Node& v) {
+      if (key == "experiment") {
+        spec.experiment = scalar(v, "experiment");
+        for (char c : spec.experiment)
+          if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'))
+            fail(v, fmt::format("experiment '{}' may hold only letters, digits, '-', '_' and '.' (it names a folder)", spec.experiment));
+        if (spec.experiment.empty() || spec.experiment[0] == '.') fail(v, "experiment needs a name");
+      } else if (key == "description") {
+        scalar(v, "description");
+      } else if (key == "repeat") {
+        spec.repeat = repeat(v);
+      } else if (key == "timeout_s") {
+        spec.timeout_s = number(v, "timeout_s", 1.0, 7 * 86400.0);
+      } else if (key == "verify") {
+        for_each_key(v, "verify", [&](const std::string& vk, const YAML::Node& vkn, const YAML::Node& vv) {
+          if (vk == "seed") spec.seed = static_cast<std::uint64_t>(integer_in(vv, "verify.seed", 0, INT64_MAX));
+          else unknown_key(vkn, vk, "verify", {"seed"});
+        });
+      } else if (key == "baseline") {
+        BaselineSpec b;
+        b.where = where(v);
+        if (v.IsScalar()) {
+          b.variant = v.Scalar();
+        } else {
+          for_each_key(v, "baseline", [&](const std::string& bk, const YAML::Node& bkn, const YAML::Node& bv) {
+            const Axis a = axis_of(bk, bkn, "baseline");
+            if (a == Axis::variant) b.variant = scalar(bv, "baseline.variant");
+            else if (a == Axis::kernel) fail(bkn, "baseline cannot name a kernel: it applies to each kernel of the config");
+            else b.fixed.emplace_back(a, value(a, bv));
+          });
+        }
+        if (b.variant.empty()) fail(v, "baseline needs a variant, e.g. baseline: {variant: omp_serial}");
+        spec.baseline = std::move(b);
+      } else if (key == "sweeps") {
+        have_sweeps = true;
+        if (!v.IsSequence()) fail(v, "sweeps must be a list of mappings (axis: [values])");
+        if (v.size() == 0) fail(v, "sweeps is empty: nothing to run");
+        for (std::size_t i = 0; i < v.size(); ++i)
+          spec.sweeps.push_back(sweep(v[i], fmt::format("sweeps[{}]", i)));
+      } else if (key == "exclude") {
+        if (!v.IsSequence()) fail(v, "exclude must be a list of mappings (axis: value or [values])");
+        for (std::size_t i = 0; i < v.size(); ++i)
+          spec.excludes.push_back(sweep(v[i], fmt::format("exclude[{}]", i)));
+      } else if (key == "slurm") {
+        spec.slurm = slurm(v);
+      } else if (const auto axis = parse_axis(key)) {
+        if (v.IsSequence() && !(*axis == Axis::block && v.size() > 0 && v[0].IsScalar()))
+          fail(v, fmt::format("top-level '{}' is a default and takes one value; put lists in sweeps", key));
+        spec.defaults[*axis] = value(*axis, v);
+      } else {
+        unknown_key(k, key, "the config", known);
+      }
+    });
+    if (spec.experiment.empty()) fail(Location{1, 1}, "missing 'experiment: NAME'");
+    if (!have_sweeps) fail(Location{1, 1}, "missing 'sweeps:' (a list of axis: [values] mappings)");
+    return spec;
+  }
+
+ private:
+  std::string file_;
+  std::size_t nodes_ = 0;
+};
+
+}  // namespace
+
+ExperimentSpec parse_config(const std::string& text, const std::string& file_name) {
+  ConfigParser parser(file_name);
+  ExperimentSpec spec = parser.parse(text);
+  spec.file = file_name;
+  spec.text = text;
+  return spec;
+}
+
+ExperimentSpec load_config(const std::filesystem::path& file) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(file, ec);
+  if (ec || !std::filesystem::exists(status))
+    throw ConfigError(file.string(), 0, 0, "no such file");
+  if (std::filesystem::is_directory(status))
+    throw ConfigError(file.string(), 0, 0, "is a directory, not a config file");
+  if (!std::filesystem::is_regular_file(status))
+    throw ConfigError(file.string(), 0, 0, "is not a regular file");
+  const auto bytes = std::filesystem::file_size(file, ec);
+  if (!ec && bytes > kMaxConfigBytes)
+    throw ConfigError(file.string(), 0, 0,
+                      fmt::format("is {} bytes; a config may be at most {} bytes", bytes, kMaxConfigBytes));
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw ConfigError(file.string(), 0, 0, "cannot be read");
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return parse_config(buffer.str(), file.string());
+}
+
+}  // namespace runner

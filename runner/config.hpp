@@ -1,0 +1,85 @@
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "runner/axis.hpp"
+#include "runner/dtype.hpp"
+
+namespace runner {
+
+// A value of one axis as written in the config. Which alternative an axis holds is fixed by the
+// axis: kernel/variant → string, size → ProblemSize, dtype → Dtype, block → BlockShape,
+// threads/kernel_size/grid → int64, print → bool.
+using AxisValue = std::variant<std::string, std::int64_t, ProblemSize, BlockShape, Dtype, bool>;
+
+// Where a value came from, so that every later check (unknown variant, bad block) can still point
+// at FILE:LINE:COL. line and column are 1-based.
+struct Location {
+  int line = 0, column = 0;
+};
+
+struct LocatedValue {
+  AxisValue value;
+  Location where;
+};
+
+std::string to_string(const AxisValue& v);
+
+// A list of values per axis; the sweep is their Cartesian product.
+struct Sweep {
+  std::vector<std::pair<Axis, std::vector<LocatedValue>>> axes;
+  Location where;
+};
+
+// `repeat:` — the sampling rule of every point.
+struct SamplingRule {
+  int warmup = 2;             // untimed runs before the first sample
+  int min_samples = 5;        // always take at least this many
+  int max_samples = 100;      // never more than this many
+  double target_rsd = 0.02;   // stop once stddev/mean falls to this ...
+  double max_seconds = 2.0;   // ... or once the samples took this long
+};
+
+// `baseline:` — the variant (with optional fixed axis values) that speedup is measured against.
+struct BaselineSpec {
+  std::string variant;
+  std::vector<std::pair<Axis, LocatedValue>> fixed;
+  Location where;
+};
+
+// `slurm:` — defaults for `runner submit`.
+struct SlurmSpec {
+  std::string partition, account, qos, time, gres, constraint;
+  int cpus = 0;       // 0: the largest thread count of the CPU points
+  int throttle = 0;   // array throttle %P; 0: none
+  std::vector<std::string> extra;  // further sbatch options, verbatim
+};
+
+struct ExperimentSpec {
+  std::filesystem::path file;
+  std::string text;        // the file as read (hashed for resume, copied into the manifest)
+  std::string experiment;  // name; also the results subfolder
+  std::map<Axis, LocatedValue> defaults;  // top-level axis values (kernel: gemm, dtype: float, ...)
+  SamplingRule repeat;
+  std::optional<BaselineSpec> baseline;
+  std::uint64_t seed = 42;  // `verify: {seed: N}`: inputs are random, from this seed
+  double timeout_s = 120;   // per point
+  std::vector<Sweep> sweeps;
+  std::vector<Sweep> excludes;  // each entry: a point matching every listed axis is removed
+  std::optional<SlurmSpec> slurm;
+  nlohmann::json as_json;  // the config as read, for the manifest
+};
+
+// Reads and checks a config. Throws ConfigError with the location of the first problem. Checks
+// that need the registry (kernel and variant names, axes a variant uses) happen in expand().
+ExperimentSpec load_config(const std::filesystem::path& file);
+ExperimentSpec parse_config(const std::string& text, const std::string& file_name);
+
+}  // namespace runner

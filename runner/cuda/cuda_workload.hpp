@@ -1,0 +1,51 @@
+#pragma once
+// Base of every CUDA workload: one stream per point, an event clock on it, and the launch-shape
+// checks that turn impossible block shapes into `invalid` points instead of launch failures.
+#include <cuda_runtime.h>
+
+#include <memory>
+
+#include "runner/cuda/cuda_check.hpp"
+#include "runner/cuda/event_clock.hpp"
+#include "runner/errors.hpp"
+#include "runner/point.hpp"
+#include "runner/workload.hpp"
+
+namespace runner::cuda {
+
+// Throws PointInvalid when the device cannot launch `kernel` with this block shape and this much
+// dynamic shared memory (and raises the kernel's shared-memory limit above 48 KiB when it can).
+void require_launchable(const BlockShape& block, std::size_t shared_bytes, const void* kernel);
+
+class CudaWorkload : public Workload {
+ public:
+  CudaWorkload() { RUNNER_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
+  ~CudaWorkload() override {
+    if (stream_) {
+      cudaStreamSynchronize(stream_);
+      cudaStreamDestroy(stream_);
+    }
+  }
+  std::unique_ptr<SampleClock> make_clock() override { return std::make_unique<EventClock>(stream_); }
+  nlohmann::json extra_fields() const override { return {{"h2d_ms", h2d_ms_}, {"d2h_ms", d2h_ms_}}; }
+
+ protected:
+  cudaStream_t stream() const { return stream_; }
+  void synchronize() const { RUNNER_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+
+  // Times a host↔device copy (events on the stream) so it is recorded apart from kernel time.
+  template <typename Fn>
+  double time_copy(Fn&& copy) {
+    EventClock clock(stream_);
+    clock.start();
+    copy();
+    return clock.stop_ms();
+  }
+
+  double h2d_ms_ = 0, d2h_ms_ = 0;
+
+ private:
+  cudaStream_t stream_ = nullptr;
+};
+
+}  // namespace runner::cuda

@@ -1,0 +1,57 @@
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <span>
+#include <utility>
+
+#include "runner/cuda/cuda_check.hpp"
+#include "runner/errors.hpp"
+
+namespace runner::cuda {
+
+// Throws PointSkipped with the sizes asked and free (runner/cuda/cuda_errors.cpp).
+[[noreturn]] void throw_out_of_device_memory(std::size_t bytes);
+
+// Device memory for `count` elements of T, freed on destruction. An allocation the device cannot
+// satisfy becomes PointSkipped ("does not fit in device memory"), not a failure.
+template <typename T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t count) : count_(count) {
+    const cudaError_t e = cudaMalloc(&data_, count * sizeof(T));
+    if (e == cudaErrorMemoryAllocation) throw_out_of_device_memory(count * sizeof(T));
+    check(e, "cudaMalloc", __FILE__, __LINE__);
+  }
+  ~DeviceBuffer() {
+    if (data_) cudaFree(data_);
+  }
+  DeviceBuffer(DeviceBuffer&& o) noexcept : data_(std::exchange(o.data_, nullptr)), count_(std::exchange(o.count_, 0)) {}
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+    std::swap(data_, o.data_);
+    std::swap(count_, o.count_);
+    return *this;
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  T* data() const { return data_; }
+  std::size_t size() const { return count_; }
+  std::size_t bytes() const { return count_ * sizeof(T); }
+
+  void copy_from_host(std::span<const T> host, cudaStream_t stream) {
+    RUNNER_CUDA_CHECK(cudaMemcpyAsync(data_, host.data(), host.size_bytes(), cudaMemcpyHostToDevice, stream));
+  }
+  void copy_to_host(std::span<T> host, cudaStream_t stream) const {
+    RUNNER_CUDA_CHECK(cudaMemcpyAsync(host.data(), data_, host.size_bytes(), cudaMemcpyDeviceToHost, stream));
+  }
+  // All bits set: a NaN for float and double, which no correct kernel writes.
+  void poison(cudaStream_t stream) { RUNNER_CUDA_CHECK(cudaMemsetAsync(data_, 0xFF, bytes(), stream)); }
+
+ private:
+  T* data_ = nullptr;
+  std::size_t count_ = 0;
+};
+
+}  // namespace runner::cuda

@@ -1,0 +1,36 @@
+#pragma once
+#include <stdexcept>
+#include <string>
+
+namespace runner {
+
+// A mistake in a config: always printed as "FILE:LINE:COL: what is wrong" and exit code 2.
+// line and column are 1-based; 0 means the location is the whole file.
+class ConfigError : public std::runtime_error {
+ public:
+  ConfigError(std::string file, int line, int column, const std::string& what)
+      : std::runtime_error(what), file_(std::move(file)), line_(line), column_(column) {}
+  const std::string& file() const { return file_; }
+  int line() const { return line_; }
+  int column() const { return column_; }
+  // The one-line message users see.
+  std::string located() const;
+
+ private:
+  std::string file_;
+  int line_, column_;
+};
+
+// Thrown by a workload while setting up a point: the point is recorded with that status and the
+// reason, and the run goes on. `skipped`: the hardware or memory for it is absent. `invalid`: the
+// point asks for something the device cannot do (a block of 2048 threads, say).
+class PointSkipped : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+class PointInvalid : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace runner

@@ -1,0 +1,251 @@
+#include "runner/executor.hpp"
+
+#include <omp.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <new>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "runner/build_info.hpp"
+#include "runner/environment.hpp"
+#include "runner/errors.hpp"
+#include "runner/gpu_info.hpp"
+#include "runner/interrupt.hpp"
+#include "runner/manifest.hpp"
+#include "runner/progress.hpp"
+#include "runner/relative_metrics.hpp"
+#include "runner/results_files.hpp"
+#include "runner/sampling.hpp"
+#include "runner/summary.hpp"
+
+namespace runner {
+
+namespace {
+
+// The problem (inputs and reference) of the points in flight. Points come grouped by problem, so
+// one slot suffices; a new problem frees the old one before allocating (large sizes need it).
+class ProblemCache {
+ public:
+  std::shared_ptr<const Problem> get(const KernelInfo& kernel, const Point& point, std::uint64_t seed) {
+    const std::string key = point.problem_key();
+    if (key != key_ || !problem_) {
+      problem_.reset();
+      key_.clear();
+      problem_ = kernel.make_problem(point, seed);
+      key_ = key;
+    }
+    return problem_;
+  }
+
+ private:
+  std::string key_;
+  std::shared_ptr<const Problem> problem_;
+};
+
+ProblemCache& problem_cache() {
+  static ProblemCache cache;
+  return cache;
+}
+
+std::int64_t available_host_bytes() {
+  const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<std::int64_t>(pages) * page : 0;
+}
+
+Record base_record(const ExperimentSpec& spec, const Point& p, const VariantInfo* v) {
+  const Environment& env = environment();
+  Record r;
+  r["experiment"] = spec.experiment;
+  r["point_id"] = p.id();
+  r["kernel"] = p.kernel;
+  r["variant"] = p.variant;
+  r["backend"] = v ? std::string(backend_name(v->backend)) : "";
+  r["dtype"] = p.dtype ? nlohmann::ordered_json(std::string(dtype_name(*p.dtype))) : nullptr;
+  r["m"] = p.size ? nlohmann::ordered_json(p.size->m) : nullptr;
+  r["n"] = p.size ? nlohmann::ordered_json(p.size->n) : nullptr;
+  r["k"] = p.size && p.size->k ? nlohmann::ordered_json(p.size->k) : nullptr;
+  r["block_x"] = p.block ? nlohmann::ordered_json(p.block->x) : nullptr;
+  r["block_y"] = p.block ? nlohmann::ordered_json(p.block->y) : nullptr;
+  r["threads"] = p.threads ? nlohmann::ordered_json(*p.threads) : nullptr;
+  r["status"] = "ok";
+  r["message"] = "";
+  for (const char* key : {"samples", "time_ms_median", "time_ms_min", "time_ms_mean", "time_ms_stddev",
+                          "gflops", "gbps", "speedup", "efficiency", "verified", "max_rel_err"})
+    r[key] = nullptr;
+  r["host"] = env.host;
+  r["gpu"] = env.gpu_name;
+  r["slurm_job_id"] = env.slurm_array_job_id.empty() ? env.slurm_job_id : env.slurm_array_job_id;
+  r["slurm_array_task_id"] = env.slurm_array_task_id;
+  r["timestamp"] = utc_now();
+  if (p.kernel_size) r["kernel_size"] = *p.kernel_size;
+  if (p.grid) r["grid"] = *p.grid;
+  if (p.print) r["print"] = *p.print;
+  r["is_baseline"] = p.is_baseline;
+  r["seed"] = spec.seed;
+  r["point_key"] = p.key();
+  r["node"] = env.slurm_node.empty() ? env.host : env.slurm_node;
+  return r;
+}
+
+void set_status(Record& r, Status s, const std::string& message) {
+  r["status"] = std::string(status_name(s));
+  r["message"] = message;
+}
+
+}  // namespace
+
+Record run_point(const ExperimentSpec& spec, const Point& point, const Registry& registry) {
+  const KernelInfo* kernel = registry.find(point.kernel);
+  const VariantInfo* variant = kernel ? kernel->find_variant(point.variant) : nullptr;
+  Record r = base_record(spec, point, variant);
+  if (!variant) {
+    set_status(r, Status::invalid, "unknown kernel or variant in this binary");
+    return r;
+  }
+  if (!variant->factory) {
+    set_status(r, Status::skipped, variant->unavailable_reason.empty() ? "not built" : variant->unavailable_reason);
+    return r;
+  }
+  if (variant->backend == Backend::cuda && !gpu_info().present) {
+    set_status(r, Status::skipped, "no CUDA device: " + gpu_info().absent_reason);
+    return r;
+  }
+  const Environment& env = environment();
+  if (point.threads) {
+    omp_set_num_threads(*point.threads);
+    if (*point.threads > env.cores) {
+      r["oversubscribed"] = true;
+      r["message"] = fmt::format("oversubscribed: {} threads on {} cores", *point.threads, env.cores);
+    }
+  }
+  const double bytes = kernel->bytes ? kernel->bytes(point) : 0.0;
+  // Inputs, a reference in double and the output: about three times the bytes moved.
+  const double host_need = 3.0 * bytes;
+  if (host_need > static_cast<double>(available_host_bytes()) && available_host_bytes() > 0) {
+    set_status(r, Status::skipped,
+               fmt::format("needs about {:.1f} GiB of host memory, {:.1f} GiB available",
+                           host_need / (1 << 30), static_cast<double>(available_host_bytes()) / (1 << 30)));
+    return r;
+  }
+  try {
+    auto problem = problem_cache().get(*kernel, point, spec.seed);
+    auto workload = variant->factory(point, problem);
+    const Measurement m = measure(*workload, spec.repeat);
+    const Verification& v = m.verification;
+    r["verified"] = v.passed;
+    r["max_rel_err"] = v.max_rel_err;
+    r["verify_tolerance"] = v.tolerance;
+    r["reference"] = "cpu-double";
+    for (const auto& item : workload->extra_fields().items()) r[item.key()] = item.value();
+    if (!v.passed) {
+      set_status(r, Status::failed, "verification failed: " + v.message);
+      return r;
+    }
+    const SampleStats& s = m.stats;
+    r["samples"] = s.samples;
+    r["time_ms_median"] = s.median;
+    r["time_ms_min"] = s.min;
+    r["time_ms_mean"] = s.mean;
+    r["time_ms_stddev"] = s.stddev;
+    r["time_ms_max"] = s.max;
+    r["time_ms_rsd"] = s.rsd;
+    r["stop_reason"] = m.stop_reason;
+    const double flops = kernel->flops ? kernel->flops(point) : 0.0;
+    if (flops > 0 && s.median > 0) r["gflops"] = flops / (s.median * 1e6);
+    if (bytes > 0 && s.median > 0) r["gbps"] = bytes / (s.median * 1e6);
+  } catch (const PointSkipped& e) {
+    set_status(r, Status::skipped, e.what());
+  } catch (const PointInvalid& e) {
+    set_status(r, Status::invalid, e.what());
+  } catch (const std::bad_alloc&) {
+    set_status(r, Status::skipped, "not enough host memory for this size");
+  } catch (const Interrupted&) {
+    throw;
+  } catch (const std::exception& e) {
+    set_status(r, Status::failed, e.what());
+  }
+  return r;
+}
+
+std::string run_fingerprint(const ExperimentSpec& spec) {
+  const Environment& env = environment();
+  const std::string device = env.gpu_name.empty() ? env.cpu_model : env.gpu_name;
+  return fmt::format("{:016x}", fnv1a64(spec.text + "\n" + build_info::kGitRevision + "\n" + device));
+}
+
+int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_points,
+                   const std::vector<Point>& points, const Registry& registry, const RunOptions& options) {
+  Manifest manifest(options.out_dir, options.stem == "records" ? "manifest.json" : options.stem + ".manifest.json");
+  manifest.describe(spec, all_points, run_fingerprint(spec), options.shard_label);
+
+  std::vector<Record> kept;
+  if (options.resume) {
+    std::vector<std::string> warnings;
+    const auto previous_fingerprint = Manifest::read_fingerprint(manifest.path());
+    if (previous_fingerprint && *previous_fingerprint != run_fingerprint(spec) && !options.force_mix)
+      throw std::runtime_error(fmt::format(
+          "{} was written by another config, build or device (fingerprint {} here, {} there); "
+          "refusing to mix results. Use a new --out, or --force-mix to resume anyway",
+          options.out_dir.string(), run_fingerprint(spec), *previous_fingerprint));
+    for (auto& r : read_jsonl(options.out_dir / (options.stem + ".jsonl"), &warnings))
+      if (r.value("status", "") == "ok") kept.push_back(std::move(r));
+    for (const auto& w : warnings) spdlog::warn("{}", w);
+  }
+  RecordFiles files(options.out_dir, options.stem);
+  files.start_with(kept);
+  manifest.write("running", files.records());
+
+  RelativeMetrics relative(registry);
+  std::map<std::string, bool> done;
+  for (const auto& r : kept) {
+    relative.observe(r);
+    done[r.value("point_id", "")] = true;
+  }
+  if (!kept.empty()) spdlog::info("resuming: {} points already ok, {} to run", kept.size(), points.size() - kept.size());
+
+  Progress progress(options.progress, points.size());
+  int exit_code = 0;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const Point& p = points[i];
+    if (done.count(p.id())) {
+      progress.skip();
+      continue;
+    }
+    if (interrupt_requested()) break;
+    progress.start(p.key());
+    Record r;
+    try {
+      r = run_point(spec, p, registry);
+    } catch (const Interrupted&) {
+      break;
+    }
+    relative.observe(r);
+    relative.apply(r);
+    files.append(r);
+    progress.finish(r.value("status", ""));
+    if (r.value("status", "") == "failed") exit_code = 1;
+  }
+  progress.clear();
+
+  const bool interrupted = interrupt_requested();
+  manifest.write(interrupted ? "interrupted" : "complete", files.records());
+  print_summary(files.records(), points.size(), stdout);
+  if (interrupted) {
+    const int sig = interrupt_signal();
+    fmt::print(stderr, "\nInterrupted by {} after {} of {} points. Records so far are in {}.\n"
+               "Resume with: runner {} --out {} --resume{}\n",
+               sig == 15 ? "SIGTERM" : "SIGINT", files.records().size(), points.size(),
+               options.out_dir.string(), spec.file.string(), options.out_dir.string(),
+               options.shard_label.empty() ? "" : " --shard " + options.shard_label);
+    return 128 + sig;
+  }
+  fmt::print("Results: {}\n", options.out_dir.string());
+  return exit_code;
+}
+
+}  // namespace runner

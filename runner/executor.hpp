@@ -1,0 +1,37 @@
+#pragma once
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "runner/config.hpp"
+#include "runner/point.hpp"
+#include "runner/record.hpp"
+#include "runner/registry.hpp"
+
+namespace runner {
+
+struct RunOptions {
+  std::filesystem::path out_dir;
+  std::string stem = "records";  // file names: <stem>.jsonl, <stem>.csv; "shards/3" for a shard
+  std::string shard_label;       // "3/8" when running a shard, for the manifest and messages
+  bool resume = false;           // skip points already ok in out_dir
+  bool force_mix = false;        // resume even if the config, build or device changed
+  bool progress = false;         // live progress line on stderr
+};
+
+// Runs one point in this process and returns its record (never throws for the point's own
+// failures: they become status failed / skipped / invalid with the reason).
+Record run_point(const ExperimentSpec& spec, const Point& point, const Registry& registry);
+
+// Runs `points` into options.out_dir, streaming records; writes the manifest (which lists
+// `all_points`, the whole matrix) at start and end. Returns the exit code: 0 when no point failed,
+// 1 when any failed, 130/143 when interrupted by SIGINT/SIGTERM.
+int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_points,
+                   const std::vector<Point>& points, const Registry& registry,
+                   const RunOptions& options);
+
+// Hash that must match for a resume to reuse records: the config text, the binary's revision and
+// the device (GPU name, or CPU model without a GPU).
+std::string run_fingerprint(const ExperimentSpec& spec);
+
+}  // namespace runner

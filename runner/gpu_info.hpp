@@ -1,0 +1,30 @@
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace runner {
+
+// The CUDA device points run on (device 0, or the one CUDA_VISIBLE_DEVICES leaves first).
+struct GpuInfo {
+  bool present = false;
+  std::string absent_reason;  // "no CUDA device", "built without CUDA", a driver error ...
+  std::string name;
+  int device = 0;
+  int sm_count = 0;
+  int compute_major = 0, compute_minor = 0;
+  int sm_clock_mhz = 0, memory_clock_mhz = 0, memory_bus_bits = 0;
+  std::int64_t global_memory_bytes = 0;
+  std::int64_t l2_bytes = 0;
+  std::int64_t shared_memory_per_block_optin = 0;
+  int driver_version = 0, runtime_version = 0;
+
+  nlohmann::json to_json() const;
+};
+
+// Queries the device once per process (first call initialises CUDA). In a build without CUDA it
+// reports absent with reason "built without CUDA".
+const GpuInfo& gpu_info();
+
+}  // namespace runner

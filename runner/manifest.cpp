@@ -1,0 +1,57 @@
+#include "runner/manifest.hpp"
+
+#include <fstream>
+#include <map>
+
+#include "runner/environment.hpp"
+#include "runner/results_files.hpp"
+
+namespace runner {
+
+Manifest::Manifest(std::filesystem::path dir, std::string file_name)
+    : dir_(std::move(dir)), file_name_(std::move(file_name)) {}
+
+nlohmann::ordered_json Manifest::point_list(const std::vector<Point>& points) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const auto& p : points)
+    list.push_back({{"point_id", p.id()}, {"key", p.key()}, {"kernel", p.kernel},
+                    {"variant", p.variant}, {"is_baseline", p.is_baseline}});
+  return list;
+}
+
+void Manifest::describe(const ExperimentSpec& spec, const std::vector<Point>& points,
+                        const std::string& fingerprint, const std::string& shard_label) {
+  doc_ = nlohmann::ordered_json::object();
+  doc_["experiment"] = spec.experiment;
+  doc_["created"] = utc_now();
+  doc_["config_file"] = spec.file.string();
+  doc_["fingerprint"] = fingerprint;
+  if (!shard_label.empty()) doc_["shard"] = shard_label;
+  doc_["config"] = spec.as_json;
+  doc_["config_text"] = spec.text;
+  doc_["environment"] = environment().to_json();
+  doc_["points"] = point_list(points);
+}
+
+void Manifest::write(const std::string& state, const std::vector<Record>& records) {
+  doc_["state"] = state;
+  doc_["updated"] = utc_now();
+  std::map<std::string, int> counts;
+  for (const auto& r : records) ++counts[r.value("status", "")];
+  doc_["counts"] = counts;
+  doc_["records"] = records.size();
+  write_file_atomically(path(), doc_.dump(2) + "\n");
+}
+
+std::optional<std::string> Manifest::read_fingerprint(const std::filesystem::path& manifest_file) {
+  std::ifstream in(manifest_file);
+  if (!in) return std::nullopt;
+  try {
+    const auto doc = nlohmann::json::parse(in);
+    if (doc.contains("fingerprint")) return doc["fingerprint"].get<std::string>();
+  } catch (const nlohmann::json::exception&) {
+  }
+  return std::nullopt;
+}
+
+}  // namespace runner

@@ -1,0 +1,347 @@
+#include "runner/matrix.hpp"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <set>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "runner/errors.hpp"
+
+namespace runner {
+
+namespace {
+
+int default_threads() {
+  const unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : static_cast<int>(n);
+}
+
+// Value of an axis for a point when neither the sweep nor the top level gives one.
+std::optional<LocatedValue> builtin_default(Axis axis) {
+  switch (axis) {
+    case Axis::dtype: return LocatedValue{Dtype::f32, {}};
+    case Axis::block: return LocatedValue{BlockShape{16, 16}, {}};
+    case Axis::threads: return LocatedValue{std::int64_t{default_threads()}, {}};
+    case Axis::kernel_size: return LocatedValue{std::int64_t{3}, {}};
+    case Axis::grid: return LocatedValue{std::int64_t{0}, {}};
+    case Axis::print: return LocatedValue{false, {}};
+    default: return std::nullopt;
+  }
+}
+
+void assign(Point& p, Axis axis, const AxisValue& v) {
+  switch (axis) {
+    case Axis::kernel: p.kernel = std::get<std::string>(v); break;
+    case Axis::variant: p.variant = std::get<std::string>(v); break;
+    case Axis::size: p.size = std::get<ProblemSize>(v); break;
+    case Axis::dtype: p.dtype = std::get<Dtype>(v); break;
+    case Axis::block: p.block = std::get<BlockShape>(v); break;
+    case Axis::threads: p.threads = static_cast<int>(std::get<std::int64_t>(v)); break;
+    case Axis::kernel_size: p.kernel_size = static_cast<int>(std::get<std::int64_t>(v)); break;
+    case Axis::grid: p.grid = std::get<std::int64_t>(v); break;
+    case Axis::print: p.print = std::get<bool>(v); break;
+  }
+}
+
+// Whether a point has this axis value (an exclude entry or a baseline's fixed value matches).
+bool has_value(const Point& p, Axis axis, const AxisValue& v) {
+  switch (axis) {
+    case Axis::kernel: return p.kernel == std::get<std::string>(v);
+    case Axis::variant: return p.variant == std::get<std::string>(v);
+    case Axis::size: {
+      if (!p.size) return false;
+      const auto& s = std::get<ProblemSize>(v);
+      return p.size->m == s.m && p.size->n == s.n && (p.size->k == 0 || p.size->k == s.k);
+    }
+    case Axis::dtype: return p.dtype == std::get<Dtype>(v);
+    case Axis::block: return p.block == std::get<BlockShape>(v);
+    case Axis::threads: return p.threads && *p.threads == std::get<std::int64_t>(v);
+    case Axis::kernel_size: return p.kernel_size && *p.kernel_size == std::get<std::int64_t>(v);
+    case Axis::grid: return p.grid && *p.grid == std::get<std::int64_t>(v);
+    case Axis::print: return p.print && *p.print == std::get<bool>(v);
+  }
+  return false;
+}
+
+std::vector<Axis> axes_of(const KernelInfo& k, const VariantInfo& v) {
+  std::vector<Axis> axes = k.axes;
+  for (Axis a : v.axes)
+    if (std::find(axes.begin(), axes.end(), a) == axes.end()) axes.push_back(a);
+  return axes;
+}
+
+bool supports(const KernelInfo& k, const VariantInfo& v, Dtype d) {
+  const auto& list = v.dtypes.empty() ? k.dtypes : v.dtypes;
+  return std::find(list.begin(), list.end(), d) != list.end();
+}
+
+class Expander {
+ public:
+  Expander(const ExperimentSpec& spec, const Registry& registry) : spec_(spec), registry_(registry) {}
+
+  [[noreturn]] void fail(Location at, const std::string& what) const {
+    throw ConfigError(spec_.file.string(), at.line, at.column, what);
+  }
+
+  const KernelInfo& kernel(const LocatedValue& lv) const {
+    const auto& name = std::get<std::string>(lv.value);
+    if (const auto* k = registry_.find(name)) return *k;
+    const std::string hint = closest_match(name, registry_.kernel_names());
+    fail(lv.where, fmt::format("unknown kernel '{}'{} (known: {})", name,
+                               hint.empty() ? "" : fmt::format(", did you mean '{}'?", hint),
+                               fmt::join(registry_.kernel_names(), ", ")));
+  }
+
+  std::vector<std::string> variant_names(const KernelInfo& k) const {
+    std::vector<std::string> names;
+    for (const auto& v : k.variants) names.push_back(v.name);
+    return names;
+  }
+
+  // Normalises and checks a point that has a value for every axis it uses.
+  void finish(Point& p, const KernelInfo& k, Location size_at) const {
+    if (p.size) {
+      if (!k.uses(Axis::size)) p.size.reset();
+      else if (k.name != "gemm") p.size->k = 0;  // 2-D problems have no k
+      else if (p.size->k == 0) fail(size_at, fmt::format("size of a gemm needs k: {{m: {}, n: {}, k: K}}", p.size->m, p.size->n));
+    }
+    const double bytes = k.bytes ? k.bytes(p) : 0.0;
+    if (!(bytes < 9.2e18))
+      fail(size_at, fmt::format("size {} needs {:.3g} bytes, beyond a 64-bit byte count",
+                                p.size ? to_string(*p.size) : "?", bytes));
+  }
+
+  void add(Point p) {
+    const std::string key = p.key();
+    if (seen_.insert(key).second) points_.push_back(std::move(p));
+  }
+
+  void expand_sweep(const Sweep& sweep) {
+    std::map<Axis, const std::vector<LocatedValue>*> listed;
+    for (const auto& [axis, values] : sweep.axes) listed[axis] = &values;
+
+    std::vector<LocatedValue> kernels;
+    if (listed.count(Axis::kernel)) kernels = *listed[Axis::kernel];
+    else if (spec_.defaults.count(Axis::kernel)) kernels = {spec_.defaults.at(Axis::kernel)};
+    else fail(sweep.where, "this sweep has no kernel: set 'kernel: NAME' at the top level or in the sweep");
+
+    std::set<Axis> used_by_some;
+    used_by_some.insert(Axis::kernel);
+    used_by_some.insert(Axis::variant);
+    std::size_t generated = 0;
+    for (const auto& kernel_value : kernels) {
+      const KernelInfo& k = kernel(kernel_value);
+      std::vector<const VariantInfo*> variants;
+      if (listed.count(Axis::variant)) {
+        for (const auto& lv : *listed[Axis::variant]) {
+          const auto& name = std::get<std::string>(lv.value);
+          if (const auto* v = k.find_variant(name)) {
+            variants.push_back(v);
+            continue;
+          }
+          // A sweep over several kernels may name a variant only some of them have.
+          bool elsewhere = false;
+          for (const auto& other : kernels)
+            if (registry_.find(std::get<std::string>(other.value)) &&
+                registry_.find(std::get<std::string>(other.value))->find_variant(name))
+              elsewhere = true;
+          if (elsewhere) continue;
+          const std::string hint = closest_match(name, variant_names(k));
+          fail(lv.where, fmt::format("unknown variant '{}' of kernel '{}'{} (known: {})", name, k.name,
+                                     hint.empty() ? "" : fmt::format(", did you mean '{}'?", hint),
+                                     fmt::join(variant_names(k), ", ")));
+        }
+      } else if (spec_.defaults.count(Axis::variant)) {
+        const auto& lv = spec_.defaults.at(Axis::variant);
+        const auto* v = k.find_variant(std::get<std::string>(lv.value));
+        if (!v) fail(lv.where, fmt::format("unknown variant '{}' of kernel '{}'", to_string(lv.value), k.name));
+        variants.push_back(v);
+      } else {
+        for (const auto& v : k.variants) variants.push_back(&v);
+      }
+
+      for (const VariantInfo* v : variants) {
+        const std::vector<Axis> axes = axes_of(k, *v);
+        for (Axis a : axes) used_by_some.insert(a);
+        // Values per used axis: the sweep's list, else the top-level default, else the built-in one.
+        std::vector<std::pair<Axis, std::vector<LocatedValue>>> dims;
+        Location size_at = sweep.where;
+        for (Axis a : axes) {
+          std::vector<LocatedValue> vals;
+          if (listed.count(a)) vals = *listed[a];
+          else if (spec_.defaults.count(a)) vals = {spec_.defaults.at(a)};
+          else if (auto d = builtin_default(a)) vals = {*d};
+          else fail(sweep.where, fmt::format("variant '{}' of '{}' needs a value for '{}': list it in this sweep or set it at the top level", v->name, k.name, axis_name(a)));
+          if (a == Axis::size && !vals.empty() && vals.front().where.line > 0) size_at = vals.front().where;
+          dims.emplace_back(a, std::move(vals));
+        }
+        std::vector<std::size_t> index(dims.size(), 0);
+        while (true) {
+          Point p;
+          p.kernel = k.name;
+          p.variant = v->name;
+          Location at = size_at;
+          for (std::size_t d = 0; d < dims.size(); ++d) {
+            const LocatedValue& lv = dims[d].second[index[d]];
+            assign(p, dims[d].first, lv.value);
+            if (dims[d].first == Axis::size && lv.where.line > 0) at = lv.where;
+          }
+          if (!p.dtype || supports(k, *v, *p.dtype)) {
+            finish(p, k, at);
+            ++generated;
+            add(std::move(p));
+          }
+          std::size_t d = 0;
+          for (; d < dims.size(); ++d) {
+            if (++index[d] < dims[d].second.size()) break;
+            index[d] = 0;
+          }
+          if (d == dims.size()) break;
+        }
+      }
+    }
+    for (const auto& [axis, values] : sweep.axes)
+      if (!used_by_some.count(axis))
+        fail(values.front().where, fmt::format("axis '{}' is not used by any variant of this sweep", axis_name(axis)));
+    if (generated == 0)
+      fail(sweep.where, "this sweep expands to no point (no variant supports the listed dtypes?)");
+  }
+
+  void apply_excludes() {
+    for (const auto& ex : spec_.excludes) {
+      std::erase_if(points_, [&](const Point& p) {
+        for (const auto& [axis, values] : ex.axes) {
+          bool any = false;
+          for (const auto& lv : values) any = any || has_value(p, axis, lv.value);
+          if (!any) return false;
+        }
+        return true;
+      });
+    }
+    if (points_.empty()) fail(Location{1, 1}, "the sweeps less the excluded points leave nothing to run");
+  }
+
+  // One baseline point for every problem the other points use, unless one is already there.
+  void add_baselines() {
+    if (!spec_.baseline) return;
+    const BaselineSpec& b = *spec_.baseline;
+    std::vector<Point> extra;
+    std::set<std::string> problems;
+    bool any_kernel = false;
+    for (const Point& p : points_) {
+      const KernelInfo* k = registry_.find(p.kernel);
+      const VariantInfo* v = k->find_variant(b.variant);
+      if (!v) continue;
+      any_kernel = true;
+      if (p.dtype && !supports(*k, *v, *p.dtype)) continue;
+      if (!problems.insert(p.problem_key()).second) continue;
+      Point base;
+      base.kernel = p.kernel;
+      base.variant = b.variant;
+      base.size = p.size;
+      base.dtype = p.dtype;
+      base.kernel_size = p.kernel_size;
+      for (Axis a : v->axes) {
+        std::optional<LocatedValue> val;
+        for (const auto& [fa, fv] : b.fixed)
+          if (fa == a) val = fv;
+        if (!val && spec_.defaults.count(a)) val = spec_.defaults.at(a);
+        if (!val) val = builtin_default(a);
+        if (val) assign(base, a, val->value);
+      }
+      base.is_baseline = true;
+      extra.push_back(std::move(base));
+    }
+    if (!any_kernel) {
+      std::set<std::string> names;
+      for (const Point& p : points_) names.insert(p.kernel);
+      fail(b.where, fmt::format("baseline variant '{}' exists in none of the kernels of this config ({})", b.variant, fmt::join(names, ", ")));
+    }
+    for (auto& base : extra) {
+      auto it = std::find_if(points_.begin(), points_.end(), [&](const Point& p) { return p.key() == base.key(); });
+      if (it != points_.end()) it->is_baseline = true;
+      else add(std::move(base));
+    }
+  }
+
+  std::vector<Point> run() {
+    for (const auto& sweep : spec_.sweeps) expand_sweep(sweep);
+    apply_excludes();
+    add_baselines();
+    // Execution order: groups by problem in order of first appearance; baseline, then ceiling,
+    // then the rest within a group.
+    std::map<std::string, std::size_t> group_rank;
+    for (const auto& p : points_) group_rank.emplace(p.problem_key(), group_rank.size());
+    auto role = [&](const Point& p) {
+      if (p.is_baseline) return 0;
+      const KernelInfo* k = registry_.find(p.kernel);
+      return (k && p.variant == k->ceiling_variant) ? 1 : 2;
+    };
+    std::stable_sort(points_.begin(), points_.end(), [&](const Point& a, const Point& b) {
+      const auto ga = group_rank.at(a.problem_key()), gb = group_rank.at(b.problem_key());
+      if (ga != gb) return ga < gb;
+      return role(a) < role(b);
+    });
+    return points_;
+  }
+
+ private:
+  const ExperimentSpec& spec_;
+  const Registry& registry_;
+  std::vector<Point> points_;
+  std::set<std::string> seen_;
+};
+
+}  // namespace
+
+std::vector<Point> expand(const ExperimentSpec& spec, const Registry& registry) {
+  return Expander(spec, registry).run();
+}
+
+double estimated_cost(const Point& point, const Registry& registry) {
+  const KernelInfo* k = registry.find(point.kernel);
+  if (!k) return 1.0;
+  const VariantInfo* v = k->find_variant(point.variant);
+  const bool gpu = v && v->backend == Backend::cuda;
+  // Nominal rates: a GPU does ~10 TFLOP/s and ~1 TB/s on seed-grade kernels, a CPU core ~10
+  // GFLOP/s and ~5 GB/s. Only the ratios between points matter.
+  const int threads = point.threads.value_or(1);
+  const double flop_rate = gpu ? 1e13 : 1e10 * threads;
+  const double byte_rate = gpu ? 1e12 : 5e9 * std::min(threads, 4);
+  const double flops = k->flops ? k->flops(point) : 0.0;
+  const double bytes = k->bytes ? k->bytes(point) : 0.0;
+  const double per_run = std::max(flops / flop_rate, bytes / byte_rate);
+  return 0.05 + 10.0 * per_run;  // fixed set-up cost plus ~10 samples
+}
+
+std::vector<int> shard_assignment(const std::vector<Point>& points, int count, const Registry& registry) {
+  std::vector<std::size_t> order(points.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::vector<double> cost(points.size());
+  for (std::size_t i = 0; i < points.size(); ++i) cost[i] = estimated_cost(points[i], registry);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    if (cost[a] != cost[b]) return cost[a] > cost[b];
+    return points[a].id() < points[b].id();
+  });
+  std::vector<double> load(static_cast<std::size_t>(count), 0.0);
+  std::vector<int> assignment(points.size(), 0);
+  for (std::size_t i : order) {
+    const auto lightest = static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+    assignment[i] = static_cast<int>(lightest);
+    load[lightest] += cost[i];
+  }
+  return assignment;
+}
+
+std::vector<Point> shard(const std::vector<Point>& points, int index, int count, const Registry& registry) {
+  const auto assignment = shard_assignment(points, count, registry);
+  std::vector<Point> out;
+  for (std::size_t i = 0; i < points.size(); ++i)
+    if (assignment[i] == index) out.push_back(points[i]);
+  return out;
+}
+
+}  // namespace runner

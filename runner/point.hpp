@@ -1,0 +1,39 @@
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "runner/axis.hpp"
+#include "runner/dtype.hpp"
+
+namespace runner {
+
+// One cell of the experiment matrix: a kernel variant with a value for each axis it uses.
+// Axes the variant does not use stay empty, so two points differ only where the code differs.
+struct Point {
+  std::string kernel;
+  std::string variant;
+  std::optional<ProblemSize> size;
+  std::optional<Dtype> dtype;
+  std::optional<BlockShape> block;
+  std::optional<int> threads;
+  std::optional<int> kernel_size;
+  std::optional<std::int64_t> grid;
+  std::optional<bool> print;
+  // Added because `baseline:` names it; its median is the speedup denominator of its problem.
+  bool is_baseline = false;
+
+  // Canonical text of every set axis, e.g. "gemm/omp_blocked dtype=float size=64x64x64 threads=2".
+  // Stable across releases: ids are derived from it.
+  std::string key() const;
+  // 16 hex digits of a 64-bit FNV-1a hash of key(): stable, short, safe in file names.
+  std::string id() const;
+  // The data a point works on: points with the same problem key share inputs and reference.
+  std::string problem_key() const;
+
+  friend bool operator==(const Point& a, const Point& b) { return a.key() == b.key(); }
+};
+
+std::uint64_t fnv1a64(std::string_view text);
+
+}  // namespace runner

@@ -1,0 +1,73 @@
+#include "runner/registry.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace runner {
+
+bool VariantInfo::uses(Axis a) const { return std::find(axes.begin(), axes.end(), a) != axes.end(); }
+
+const VariantInfo* KernelInfo::find_variant(std::string_view variant_name) const {
+  for (const auto& v : variants)
+    if (v.name == variant_name) return &v;
+  return nullptr;
+}
+
+bool KernelInfo::uses(Axis a) const { return std::find(axes.begin(), axes.end(), a) != axes.end(); }
+
+Registry& Registry::instance() {
+  static Registry registry;
+  return registry;
+}
+
+void Registry::add(KernelInfo kernel) {
+  if (find(kernel.name)) throw std::logic_error("kernel registered twice: " + kernel.name);
+  for (auto& v : kernel.variants)
+    if (!v.factory && v.unavailable_reason.empty())
+      v.unavailable_reason = v.backend == Backend::cuda ? "built without CUDA" : "not built";
+  // Keep a stable, alphabetical order so `runner list` and expansion do not depend on link order.
+  auto at = std::lower_bound(kernels_.begin(), kernels_.end(), kernel.name,
+                             [](const KernelInfo& k, const std::string& n) { return k.name < n; });
+  kernels_.insert(at, std::move(kernel));
+}
+
+const KernelInfo* Registry::find(std::string_view kernel) const {
+  for (const auto& k : kernels_)
+    if (k.name == kernel) return &k;
+  return nullptr;
+}
+
+std::vector<std::string> Registry::kernel_names() const {
+  std::vector<std::string> names;
+  for (const auto& k : kernels_) names.push_back(k.name);
+  return names;
+}
+
+namespace {
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1] ? 1 : 0)});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+}  // namespace
+
+std::string closest_match(std::string_view word, const std::vector<std::string>& candidates) {
+  std::string best;
+  std::size_t best_d = std::max<std::size_t>(2, word.size() / 3) + 1;
+  for (const auto& c : candidates) {
+    const std::size_t d = edit_distance(word, c);
+    if (d < best_d) {
+      best_d = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+}  // namespace runner

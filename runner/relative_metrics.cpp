@@ -1,0 +1,47 @@
+#include "runner/relative_metrics.hpp"
+
+namespace runner {
+
+namespace {
+bool is_ok(const Record& r) { return r.value("status", "") == "ok"; }
+double number_or(const Record& r, const char* key, double fallback) {
+  const auto it = r.find(key);
+  return it != r.end() && it->is_number() ? it->get<double>() : fallback;
+}
+}  // namespace
+
+void RelativeMetrics::observe(const Record& r) {
+  if (!is_ok(r)) return;
+  if (r.value("is_baseline", false)) baseline_ms_[problem_key_of(r)] = number_or(r, "time_ms_median", 0);
+  const KernelInfo* k = registry_.find(r.value("kernel", ""));
+  if (k && !k->ceiling_variant.empty() && r.value("variant", "") == k->ceiling_variant)
+    ceiling_gbps_[problem_key_of(r) + "|" + r.value("backend", "")] = number_or(r, "gbps", 0);
+}
+
+void RelativeMetrics::apply(Record& r) const {
+  if (!is_ok(r)) return;
+  const double median = number_or(r, "time_ms_median", 0);
+  const auto base = baseline_ms_.find(problem_key_of(r));
+  if (base != baseline_ms_.end() && median > 0 && base->second > 0) {
+    const double speedup = base->second / median;
+    r["speedup"] = speedup;
+    const auto threads = r.find("threads");
+    if (r.value("backend", "") == "cpu" && threads != r.end() && threads->is_number())
+      r["efficiency"] = speedup / threads->get<double>();
+  }
+  const KernelInfo* k = registry_.find(r.value("kernel", ""));
+  if (k && !k->ceiling_variant.empty()) {
+    const auto ceiling = ceiling_gbps_.find(problem_key_of(r) + "|" + r.value("backend", ""));
+    const double gbps = number_or(r, "gbps", 0);
+    if (ceiling != ceiling_gbps_.end() && ceiling->second > 0 && gbps > 0)
+      r["pct_of_" + k->ceiling_variant] = 100.0 * gbps / ceiling->second;
+  }
+}
+
+void apply_relative_metrics(std::vector<Record>& records, const Registry& registry) {
+  RelativeMetrics metrics(registry);
+  for (const auto& r : records) metrics.observe(r);
+  for (auto& r : records) metrics.apply(r);
+}
+
+}  // namespace runner

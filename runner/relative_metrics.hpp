@@ -1,0 +1,32 @@
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "runner/record.hpp"
+#include "runner/registry.hpp"
+
+namespace runner {
+
+// Figures that compare a point with another point of the same run: `speedup` (baseline median
+// over this median, same problem), `efficiency` (speedup / threads, CPU points) and
+// `pct_of_<ceiling>` (this gbps over the ceiling variant's gbps, same problem and backend, e.g.
+// pct_of_copy for transposes). Never a constant: without its baseline in the set a point has none.
+class RelativeMetrics {
+ public:
+  explicit RelativeMetrics(const Registry& registry) : registry_(registry) {}
+  // Remembers a finished record if it is a baseline or a ceiling.
+  void observe(const Record& record);
+  // Fills the comparative fields of a record from what was observed so far.
+  void apply(Record& record) const;
+
+ private:
+  const Registry& registry_;
+  std::map<std::string, double> baseline_ms_;   // problem key → median
+  std::map<std::string, double> ceiling_gbps_;  // problem key|backend → gbps
+};
+
+// Recomputes the comparative fields of a whole record set (after merging shards).
+void apply_relative_metrics(std::vector<Record>& records, const Registry& registry);
+
+}  // namespace runner

@@ -1,0 +1,53 @@
+#include "runner/summary.hpp"
+
+#include <map>
+
+#include <fmt/format.h>
+
+namespace runner {
+
+void print_summary(const std::vector<Record>& records, std::size_t planned, std::FILE* out) {
+  struct Best {
+    const Record* record = nullptr;
+  };
+  std::map<std::string, Best> best;  // kernel dtype size backend → fastest
+  std::map<std::string, int> counts;
+  std::map<std::string, int> reasons;
+  for (const auto& r : records) {
+    const std::string status = r.value("status", "");
+    ++counts[status];
+    if (status != "ok") {
+      ++reasons[fmt::format("{} {}: {}", status, r.value("variant", ""), r.value("message", ""))];
+      continue;
+    }
+    auto dim = [&](const char* k) { return r.contains(k) && r[k].is_number() ? r[k].dump() : std::string(); };
+    std::string size = dim("m");
+    if (!dim("n").empty()) size += "x" + dim("n");
+    if (!dim("k").empty()) size += "x" + dim("k");
+    if (!dim("kernel_size").empty()) size += " ks=" + dim("kernel_size");
+    const std::string key = fmt::format("{:<10} {:<7} {:<16} {:<5}", r.value("kernel", ""),
+                                        r["dtype"].is_string() ? r["dtype"].get<std::string>() : "-",
+                                        size.empty() ? "-" : size, r.value("backend", ""));
+    Best& b = best[key];
+    if (!b.record || r["time_ms_median"].get<double>() < (*b.record)["time_ms_median"].get<double>())
+      b.record = &r;
+  }
+  if (!best.empty()) {
+    fmt::print(out, "\n{:<10} {:<7} {:<16} {:<5} {:<28} {:>12} {:>10} {:>10}\n", "kernel", "dtype", "size",
+               "on", "fastest variant", "median ms", "GFLOP/s", "GB/s");
+    for (const auto& [key, b] : best) {
+      const Record& r = *b.record;
+      std::string what = r.value("variant", "");
+      if (r["block_x"].is_number()) what += fmt::format(" {}x{}", r["block_x"].get<int>(), r["block_y"].get<int>());
+      if (r["threads"].is_number()) what += fmt::format(" t={}", r["threads"].get<int>());
+      auto fig = [&](const char* k) { return r[k].is_number() ? fmt::format("{:.1f}", r[k].get<double>()) : std::string("-"); };
+      fmt::print(out, "{} {:<28} {:>12.4f} {:>10} {:>10}\n", key, what, r["time_ms_median"].get<double>(),
+                 fig("gflops"), fig("gbps"));
+    }
+  }
+  fmt::print(out, "\n{} of {} points recorded: {} ok, {} failed, {} skipped, {} invalid\n", records.size(),
+             planned, counts["ok"], counts["failed"], counts["skipped"], counts["invalid"]);
+  for (const auto& [reason, n] : reasons) fmt::print(out, "  {} x{}\n", reason, n);
+}
+
+}  // namespace runner

@@ -1,0 +1,57 @@
+#pragma once
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "runner/verification.hpp"
+
+namespace runner {
+
+// Measures one execution of a workload. CPU workloads use the host's steady clock; CUDA workloads
+// record events on their stream (runner/cuda/event_clock.hpp), so launch overhead and host work
+// never enter the kernel time.
+class SampleClock {
+ public:
+  virtual ~SampleClock() = default;
+  virtual void start() = 0;
+  // Returns the elapsed milliseconds since start(), after the timed work has finished.
+  virtual double stop_ms() = 0;
+};
+
+class SteadyClock final : public SampleClock {
+ public:
+  void start() override;
+  double stop_ms() override;
+
+ private:
+  long long start_ns_ = 0;
+};
+
+// One point's executable state: buffers allocated and inputs filled once in the constructor
+// (or setup), reused by every sample. The measurement loop (runner/sampling.hpp) owns the order:
+//   poison_output(); clock.start(); run(); clock.stop_ms();  ... verify();
+// A constructor or setup() may throw PointSkipped / PointInvalid (runner/errors.hpp); any other
+// exception fails the point with its message.
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  // Fills the outputs with NaN (or another value no correct kernel writes), untimed, so that an
+  // element the kernel forgot to write fails verification instead of passing on stale data.
+  virtual void poison_output() = 0;
+  // One execution of the variant. CUDA workloads enqueue on their stream and return.
+  virtual void run() = 0;
+  // Compares the current output with the reference of the point's problem.
+  virtual Verification verify() = 0;
+  virtual std::unique_ptr<SampleClock> make_clock() { return std::make_unique<SteadyClock>(); }
+  // Figures that are not kernel time but belong in the record, e.g. {"h2d_ms": 1.2, "d2h_ms": 0.9}.
+  virtual nlohmann::json extra_fields() const { return nlohmann::json::object(); }
+};
+
+// The data of one problem (kernel × size × dtype × ...): inputs generated from the seed and the
+// double-precision reference output. Built once and shared by every variant that runs on it.
+class Problem {
+ public:
+  virtual ~Problem() = default;
+};
+
+}  // namespace runner
