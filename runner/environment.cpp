@@ -1,5 +1,6 @@
 #include "runner/environment.hpp"
 
+#include <omp.h>
 #include <sched.h>
 #include <unistd.h>
 
@@ -40,18 +41,21 @@ const Environment& environment() {
     gethostname(host, sizeof host - 1);
     e.host = host;
     e.cpu_model = read_cpu_model();
+    // With OMP_PROC_BIND set, OpenMP binds this thread to its first place before main(), so the
+    // affinity mask then shows one core: count the places instead (OMP_PLACES=cores: the cores this
+    // process was given, e.g. by Slurm's cpuset).
     cpu_set_t set;
     CPU_ZERO(&set);
     e.cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set)
                                                           : static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+    if (omp_get_proc_bind() != omp_proc_bind_false && omp_get_num_places() > e.cores)
+      e.cores = omp_get_num_places();
     e.omp_proc_bind = env_or("OMP_PROC_BIND");
     e.omp_places = env_or("OMP_PLACES");
     e.slurm_job_id = env_or("SLURM_JOB_ID");
     e.slurm_array_job_id = env_or("SLURM_ARRAY_JOB_ID");
     e.slurm_array_task_id = env_or("SLURM_ARRAY_TASK_ID");
     e.slurm_node = env_or("SLURMD_NODENAME");
-    const GpuInfo& g = gpu_info();
-    if (g.present) e.gpu_name = g.name;
     return e;
   }();
   return env;

@@ -6,15 +6,15 @@
 namespace runner {
 
 // Where and how a run happened: host, CPU, OpenMP placement, GPU, compilers, git revision and the
-// Slurm job, read once per process.
+// Slurm job, read once per process. Reading it never touches CUDA (see to_json()).
 struct Environment {
   std::string host;
   std::string cpu_model;
   int cores = 0;  // CPUs this process may run on (affinity mask), not the machine's total
   std::string omp_proc_bind, omp_places;
   std::string slurm_job_id, slurm_array_job_id, slurm_array_task_id, slurm_node;
-  std::string gpu_name;  // empty without a GPU
 
+  // Includes the GPU (gpu_info()), which initialises CUDA: call it in worker processes only.
   nlohmann::json to_json() const;
 };
 

@@ -33,4 +33,12 @@ class PointInvalid : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A failure that leaves the process unfit to run more points (a sticky CUDA error: illegal
+// address, trap, launch failure — the context is lost). The point fails and the worker process is
+// replaced.
+class WorkerPoisoned : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 }  // namespace runner

@@ -22,6 +22,7 @@
 #include "runner/results_files.hpp"
 #include "runner/sampling.hpp"
 #include "runner/summary.hpp"
+#include "runner/worker_process.hpp"
 
 namespace runner {
 
@@ -78,7 +79,7 @@ Record base_record(const ExperimentSpec& spec, const Point& p, const VariantInfo
                           "gflops", "gbps", "speedup", "efficiency", "verified", "max_rel_err"})
     r[key] = nullptr;
   r["host"] = env.host;
-  r["gpu"] = env.gpu_name;
+  r["gpu"] = gpu_info().present ? gpu_info().name : "";
   r["slurm_job_id"] = env.slurm_array_job_id.empty() ? env.slurm_job_id : env.slurm_array_job_id;
   r["slurm_array_task_id"] = env.slurm_array_task_id;
   r["timestamp"] = utc_now();
@@ -166,32 +167,53 @@ Record run_point(const ExperimentSpec& spec, const Point& point, const Registry&
     set_status(r, Status::skipped, "not enough host memory for this size");
   } catch (const Interrupted&) {
     throw;
+  } catch (const WorkerPoisoned& e) {
+    set_status(r, Status::failed, e.what());
+    mark_worker_poisoned();
   } catch (const std::exception& e) {
     set_status(r, Status::failed, e.what());
   }
   return r;
 }
 
-std::string run_fingerprint(const ExperimentSpec& spec) {
-  const Environment& env = environment();
-  const std::string device = env.gpu_name.empty() ? env.cpu_model : env.gpu_name;
+std::string run_fingerprint(const ExperimentSpec& spec, const std::string& device) {
   return fmt::format("{:016x}", fnv1a64(spec.text + "\n" + build_info::kGitRevision + "\n" + device));
 }
 
+namespace {
+
+// The device a run measures, from the environment a worker reported: the GPU's name when the
+// config has CUDA points and a GPU is present, else the CPU model.
+std::string device_of(const nlohmann::json& env) {
+  if (env.contains("gpu") && env["gpu"].value("present", false)) return env["gpu"].value("name", "");
+  return env.value("cpu_model", "");
+}
+
+}  // namespace
+
 int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_points,
                    const std::vector<Point>& points, const Registry& registry, const RunOptions& options) {
+  // Points run in a worker process; this process owns the files. Start the first worker now: its
+  // hello carries the environment (GPU included) that the manifest and the fingerprint need.
+  auto worker = std::make_unique<WorkerProcess>(spec, points, registry);
+  if (!worker->hello())
+    throw std::runtime_error("the worker process died while starting (initialising CUDA?)");
+  const nlohmann::json env = *worker->hello();
+  const std::string gpu_name = env.contains("gpu") ? env["gpu"].value("name", "") : "";
+  const std::string fingerprint = run_fingerprint(spec, device_of(env));
+
   Manifest manifest(options.out_dir, options.stem == "records" ? "manifest.json" : options.stem + ".manifest.json");
-  manifest.describe(spec, all_points, run_fingerprint(spec), options.shard_label);
+  manifest.describe(spec, all_points, fingerprint, options.shard_label, env);
 
   std::vector<Record> kept;
   if (options.resume) {
     std::vector<std::string> warnings;
-    const auto previous_fingerprint = Manifest::read_fingerprint(manifest.path());
-    if (previous_fingerprint && *previous_fingerprint != run_fingerprint(spec) && !options.force_mix)
+    const auto previous = Manifest::read_fingerprint(manifest.path());
+    if (previous && *previous != fingerprint && !options.force_mix)
       throw std::runtime_error(fmt::format(
           "{} was written by another config, build or device (fingerprint {} here, {} there); "
           "refusing to mix results. Use a new --out, or --force-mix to resume anyway",
-          options.out_dir.string(), run_fingerprint(spec), *previous_fingerprint));
+          options.out_dir.string(), fingerprint, *previous));
     for (auto& r : read_jsonl(options.out_dir / (options.stem + ".jsonl"), &warnings))
       if (r.value("status", "") == "ok") kept.push_back(std::move(r));
     for (const auto& w : warnings) spdlog::warn("{}", w);
@@ -206,10 +228,12 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
     relative.observe(r);
     done[r.value("point_id", "")] = true;
   }
-  if (!kept.empty()) spdlog::info("resuming: {} points already ok, {} to run", kept.size(), points.size() - kept.size());
+  if (!kept.empty())
+    spdlog::info("resuming: {} points already ok, {} to run", kept.size(), points.size() - kept.size());
 
   Progress progress(options.progress, points.size());
   int exit_code = 0;
+  int failed_starts = 0;
   for (std::size_t i = 0; i < points.size(); ++i) {
     const Point& p = points[i];
     if (done.count(p.id())) {
@@ -217,12 +241,27 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
       continue;
     }
     if (interrupt_requested()) break;
+    if (!worker || !worker->alive()) {
+      worker = std::make_unique<WorkerProcess>(spec, points, registry);
+      if (!worker->hello() && ++failed_starts >= 3)
+        throw std::runtime_error("three worker processes in a row died while starting; giving up");
+    }
     progress.start(p.key());
+    // Seconds a point may take once a stop was asked for before it is abandoned.
+    constexpr double kGraceSeconds = 3.0;
+    const WorkerProcess::Outcome outcome = worker->run(i, spec.timeout_s, kGraceSeconds);
+    if (outcome.kind == WorkerProcess::Outcome::interrupted) break;
     Record r;
-    try {
-      r = run_point(spec, p, registry);
-    } catch (const Interrupted&) {
-      break;
+    if (outcome.kind == WorkerProcess::Outcome::finished) {
+      r = outcome.record;
+      failed_starts = 0;
+    } else {
+      const KernelInfo* k = registry.find(p.kernel);
+      r = base_record(spec, p, k ? k->find_variant(p.variant) : nullptr);
+      r["gpu"] = gpu_name;
+      set_status(r, Status::failed, outcome.kind == WorkerProcess::Outcome::timed_out
+                                        ? outcome.cause
+                                        : "the point crashed its worker process: " + outcome.cause);
     }
     relative.observe(r);
     relative.apply(r);
@@ -230,8 +269,8 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
     progress.finish(r.value("status", ""));
     if (r.value("status", "") == "failed") exit_code = 1;
   }
+  worker.reset();
   progress.clear();
-
   const bool interrupted = interrupt_requested();
   manifest.write(interrupted ? "interrupted" : "complete", files.records());
   print_summary(files.records(), points.size(), stdout);

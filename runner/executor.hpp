@@ -19,11 +19,12 @@ struct RunOptions {
   bool progress = false;         // live progress line on stderr
 };
 
-// Runs one point in this process and returns its record (never throws for the point's own
+// Runs one point in the calling process and returns its record (never throws for the point's own
 // failures: they become status failed / skipped / invalid with the reason).
 Record run_point(const ExperimentSpec& spec, const Point& point, const Registry& registry);
 
-// Runs `points` into options.out_dir, streaming records; writes the manifest (which lists
+// Runs `points` into options.out_dir, each in a worker process (runner/worker_process.hpp) so that
+// a crash, a sticky CUDA error or a hang costs one point; streams records; writes the manifest (which lists
 // `all_points`, the whole matrix) at start and end. Returns the exit code: 0 when no point failed,
 // 1 when any failed, 130/143 when interrupted by SIGINT/SIGTERM.
 int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_points,
@@ -32,6 +33,6 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
 
 // Hash that must match for a resume to reuse records: the config text, the binary's revision and
 // the device (GPU name, or CPU model without a GPU).
-std::string run_fingerprint(const ExperimentSpec& spec);
+std::string run_fingerprint(const ExperimentSpec& spec, const std::string& device);
 
 }  // namespace runner

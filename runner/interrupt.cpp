@@ -22,6 +22,8 @@ void install_interrupt_handlers() {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+  // Writing to a worker that just died must fail with EPIPE, not kill the run.
+  std::signal(SIGPIPE, SIG_IGN);
 }
 
 bool interrupt_requested() { return g_signal.load() != 0; }

@@ -3,7 +3,7 @@
 #include <fstream>
 #include <map>
 
-#include "runner/environment.hpp"
+#include "runner/environment.hpp"  // utc_now
 #include "runner/results_files.hpp"
 
 namespace runner {
@@ -20,7 +20,8 @@ nlohmann::ordered_json Manifest::point_list(const std::vector<Point>& points) {
 }
 
 void Manifest::describe(const ExperimentSpec& spec, const std::vector<Point>& points,
-                        const std::string& fingerprint, const std::string& shard_label) {
+                        const std::string& fingerprint, const std::string& shard_label,
+                        const nlohmann::json& environment) {
   doc_ = nlohmann::ordered_json::object();
   doc_["experiment"] = spec.experiment;
   doc_["created"] = utc_now();
@@ -29,7 +30,7 @@ void Manifest::describe(const ExperimentSpec& spec, const std::vector<Point>& po
   if (!shard_label.empty()) doc_["shard"] = shard_label;
   doc_["config"] = spec.as_json;
   doc_["config_text"] = spec.text;
-  doc_["environment"] = environment().to_json();
+  doc_["environment"] = environment;
   doc_["points"] = point_list(points);
 }
 

@@ -19,7 +19,8 @@ class Manifest {
  public:
   Manifest(std::filesystem::path dir, std::string file_name);
   void describe(const ExperimentSpec& spec, const std::vector<Point>& points,
-                const std::string& fingerprint, const std::string& shard_label);
+                const std::string& fingerprint, const std::string& shard_label,
+                const nlohmann::json& environment);
   void write(const std::string& state, const std::vector<Record>& records);
   std::filesystem::path path() const { return dir_ / file_name_; }
 

@@ -10,9 +10,33 @@
 
 namespace runner::cuda {
 
+namespace {
+// Errors after which the CUDA context is unusable for the rest of the process ("sticky").
+bool is_sticky(cudaError_t code) {
+  switch (code) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorAssert:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorECCUncorrectable:
+    case cudaErrorUnknown:
+      return true;
+    default:
+      return false;
+  }
+}
+}  // namespace
+
 void throw_cuda_error(cudaError_t code, const char* call, const char* file, int line) {
-  throw CudaError(code, fmt::format("CUDA error {} ({}) in {} at {}:{}", cudaGetErrorName(code),
-                                    cudaGetErrorString(code), call, file, line));
+  const std::string what = fmt::format("CUDA error {} ({}) in {} at {}:{}", cudaGetErrorName(code),
+                                       cudaGetErrorString(code), call, file, line);
+  if (is_sticky(code)) throw WorkerPoisoned(what);
+  throw CudaError(code, what);
 }
 
 void throw_out_of_device_memory(std::size_t bytes) {
