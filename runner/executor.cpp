@@ -142,7 +142,10 @@ Record run_point(const ExperimentSpec& spec, const Point& point, const Registry&
     r["max_rel_err"] = v.max_rel_err;
     r["verify_tolerance"] = v.tolerance;
     r["reference"] = "cpu-double";
-    for (const auto& item : workload->extra_fields().items()) r[item.key()] = item.value();
+    // Named: items() refers into the object, and a temporary in a range-for initialiser is
+    // destroyed before the loop runs.
+    const nlohmann::json extra = workload->extra_fields();
+    for (const auto& item : extra.items()) r[item.key()] = item.value();
     if (!v.passed) {
       set_status(r, Status::failed, "verification failed: " + v.message);
       return r;
