@@ -6,13 +6,22 @@ Usage:  compare.py DIR_A DIR_B [--out FILE.csv] [--floor 0.02] [--k 3]
 For every point_id with status ok in both runs: ratio = median_B / median_A
 and a verdict from the recorded spreads (B relative to A):
 
-    rsd_X = time_ms_stddev_X / time_ms_median_X   relative spread of one sample
-    se_X  = 1.2533 * rsd_X / sqrt(samples_X)      relative standard error of the
+    sigma_X = min(time_ms_stddev_X, (median_X - min_X) / z(n_X))
+    rsd_X   = sigma_X / median_X                  relative spread of one sample
+    se_X    = 1.2533 * rsd_X / sqrt(n_X)          relative standard error of the
                                                   median (sqrt(pi/2) * sigma / sqrt(n))
-    tol   = max(floor, k * sqrt(se_A^2 + se_B^2))
+    tol     = max(floor, k * sqrt(se_A^2 + se_B^2))
     verdict = "slower" if ratio > 1 + tol,
               "faster" if ratio < 1 / (1 + tol),
               "same"   otherwise.
+
+Timing noise is one-sided: samples are delayed (preemption, page faults), never
+sped up, so one slow outlier can blow the stddev up to many times the median
+while the median does not move.  The lower half of the samples is immune to
+that: z(n) is the expected distance, in standard deviations, of the smallest of
+n normal samples below their median (Blom's approximation), so
+(median - min) / z(n) is a second estimate of sigma, and the smaller one is
+used.  It needs n >= 3 and a recorded time_ms_min; otherwise the stddev alone.
 
 floor (default 2 %) covers run-to-run drift that the within-run spread cannot
 see (clocks, thermals, another job on the node); k (default 3) keeps the false
@@ -30,6 +39,7 @@ import argparse
 import math
 import os
 import sys
+from statistics import NormalDist
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -45,10 +55,29 @@ CSV_COLUMNS = ["point_id", "kernel", "variant", "backend", "dtype", "size", "con
                "samples_b", "tolerance", "verdict"]
 
 
-def relative_se(median: pd.Series, stddev: pd.Series, samples: pd.Series):
-    """Per record: (relative spread, effective samples, relative SE of the median)."""
-    rsd = (stddev / median).where(np.isfinite(stddev), 0.0).clip(lower=0.0)
+def expected_min_z(n: float) -> float:
+    """Expected distance (in sigma) of the smallest of n normal samples below
+    the median, by Blom's approximation of normal order statistics."""
+    if not math.isfinite(n) or n < 3:
+        return math.nan
+    return -NormalDist().inv_cdf((1 - 0.375) / (n + 0.25))
+
+
+def relative_se(median: pd.Series, stddev: pd.Series, samples: pd.Series,
+                minimum: pd.Series | None = None):
+    """Per record: (relative spread, effective samples, relative SE of the median).
+
+    The spread is the smaller of the stddev and the lower-half estimate
+    (median - min) / z(n), which slow outliers cannot inflate.
+    """
     n = samples.where(np.isfinite(samples) & (samples >= 1), 1.0)
+    sigma = stddev.where(np.isfinite(stddev), 0.0).clip(lower=0.0)
+    if minimum is not None:
+        z = n.map(expected_min_z)
+        low = (median - minimum) / z
+        usable = np.isfinite(low) & (low >= 0)
+        sigma = sigma.where(~usable, np.minimum(sigma, low))
+    rsd = sigma / median
     return rsd, n, MEDIAN_SE_FACTOR * rsd / np.sqrt(n)
 
 
@@ -63,8 +92,10 @@ def compare(a: pd.DataFrame, b: pd.DataFrame, floor: float = 0.02, k: float = 3.
         "not_ok": len((ids_a & ids_b) - (set(ok_a["point_id"]) & set(ok_b["point_id"]))),
     }
     m = ok_a.merge(ok_b, on="point_id", suffixes=("_a", "_b"))
-    rsd_a, n_a, se_a = relative_se(m["time_ms_median_a"], m["time_ms_stddev_a"], m["samples_a"])
-    rsd_b, n_b, se_b = relative_se(m["time_ms_median_b"], m["time_ms_stddev_b"], m["samples_b"])
+    rsd_a, n_a, se_a = relative_se(m["time_ms_median_a"], m["time_ms_stddev_a"],
+                                   m["samples_a"], m.get("time_ms_min_a"))
+    rsd_b, n_b, se_b = relative_se(m["time_ms_median_b"], m["time_ms_stddev_b"],
+                                   m["samples_b"], m.get("time_ms_min_b"))
     ratio = m["time_ms_median_b"] / m["time_ms_median_a"]
     tol = np.maximum(floor, k * np.sqrt(se_a ** 2 + se_b ** 2))
     verdict = np.where(ratio > 1 + tol, "slower", np.where(ratio < 1 / (1 + tol), "faster", "same"))

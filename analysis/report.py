@@ -199,10 +199,20 @@ def save(fig, out_dir: str, name: str) -> str:
     return name
 
 
-def log_yerr(y: np.ndarray, s: np.ndarray) -> np.ndarray:
-    """Error bars of +-stddev, clipped so the lower end stays positive on a log axis."""
-    s = np.nan_to_num(s, nan=0.0)
-    return np.vstack([np.minimum(s, 0.9 * y), s])
+def time_yerr(g: pd.DataFrame) -> np.ndarray:
+    """Error bars of +-stddev, clipped to the observed range of the samples.
+
+    Timing noise is skewed (a few slow outliers inflate the stddev), so a bar
+    of median - stddev can reach below the fastest sample, or below zero on a
+    log axis; clipping at time_ms_min / time_ms_max keeps bars truthful.
+    """
+    y = g["time_ms_median"].to_numpy()
+    s = np.nan_to_num(g["time_ms_stddev"].to_numpy(), nan=0.0)
+    lo_room = (y - g["time_ms_min"]).to_numpy()
+    lo_room = np.where(np.isfinite(lo_room) & (lo_room >= 0), lo_room, 0.9 * y)
+    hi_room = (g["time_ms_max"] - y).to_numpy() if "time_ms_max" in g else np.full_like(y, np.inf)
+    hi_room = np.where(np.isfinite(hi_room) & (hi_room >= 0), hi_room, np.inf)
+    return np.vstack([np.minimum(s, np.minimum(lo_room, 0.9 * y)), np.minimum(s, hi_room)])
 
 
 # --------------------------------------------------------------------------
@@ -221,7 +231,7 @@ def fig_time(sub, kernel, dtype, out_dir):
         g = g.sort_values("size_x")
         colour, marker = styles[g["variant"].iloc[0]]
         y = g["time_ms_median"].to_numpy()
-        ax.errorbar(g["size_x"], y, yerr=log_yerr(y, g["time_ms_stddev"].to_numpy()),
+        ax.errorbar(g["size_x"], y, yerr=time_yerr(g),
                     label=series, color=colour, marker=marker, markersize=5,
                     markerfacecolor=marker_face(g, best, colour),
                     linestyle=series_linestyle(g, best), capsize=3, linewidth=1.4)
@@ -238,7 +248,8 @@ def fig_time(sub, kernel, dtype, out_dir):
     caption = (f"{kernel}/{dtype}: median run time against problem size, log-log. "
                "Each variant is shown at its fastest block shape or thread count "
                "for that size; error bars are \u00b1 one standard deviation of the "
-               "samples (often smaller than the marker).")
+               "samples, clipped to the fastest and slowest sample (often smaller than "
+               "the marker).")
     return save(fig, out_dir, f"time_{kernel}_{dtype}.png"), caption
 
 
@@ -533,8 +544,9 @@ def _fmt_ms(t: float) -> str:
 def run_ceilings(df: pd.DataFrame, backend: str, dtype: str):
     """Measured bandwidth and compute ceilings of a run for one backend.
 
-    Bandwidth: best GB/s of the `copy` variant, else best GB/s of any point of
-    that backend.  Compute: best GFLOP/s of cublas (cuda) / openblas (cpu) in
+    Bandwidth: best GB/s of the `copy` variant, else of any transpose point
+    (memory bound, so the closest to a bandwidth measurement), else of any
+    point of that backend.  Compute: best GFLOP/s of cublas (cuda) / openblas (cpu) in
     this dtype, else best GFLOP/s of any point of that backend and dtype.
     Returns ((bw, bw_label), (peak, peak_label)); values may be None.
     """
@@ -545,6 +557,8 @@ def run_ceilings(df: pd.DataFrame, backend: str, dtype: str):
         bw = (float(copy["gbps"].max()), "copy")
     else:
         any_bw = ok[np.isfinite(ok["gbps"]) & (ok["gbps"] > 0)]
+        if (any_bw["kernel"] == "transpose").any():
+            any_bw = any_bw[any_bw["kernel"] == "transpose"]
         if not any_bw.empty:
             r = any_bw.loc[any_bw["gbps"].idxmax()]
             bw = (float(r["gbps"]), f"best point: {r['kernel']} {r['variant']}")
@@ -644,12 +658,14 @@ def fmt_num(v: float, unit: str = "") -> str:
     return f"{s} {unit}".strip()
 
 
-def best_table(df: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
+def best_table(df: pd.DataFrame, own_only: bool = False) -> tuple[list[str], list[list[str]]]:
     """Best variant per kernel, dtype, backend and size (lowest median time, ok only).
 
-    Reference-only variants (transpose `copy`) do not compete.  The % of
-    ceiling compares the best variant's throughput with the ceiling variant of
-    the same backend at the same size.
+    Reference-only variants (transpose `copy`) do not compete; with
+    `own_only`, vendor libraries (cuBLAS, OpenBLAS, cuDNN) do not either, which
+    shows how close the project's own kernels come to them.  The % of ceiling
+    compares the best variant's throughput with the ceiling variant of the
+    same backend at the same size.
     """
     headers = ["kernel", "dtype", "backend", "size", "best variant", "config",
                "median (ms)", "throughput", "ceiling", "% of ceiling"]
@@ -657,6 +673,8 @@ def best_table(df: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
     ref = cand.apply(lambda r: r["variant"] in rio.REFERENCE_ONLY_VARIANTS.get(r["kernel"], set()),
                      axis=1) if len(cand) else pd.Series(dtype=bool)
     cand = cand[~ref.astype(bool)] if len(cand) else cand
+    if own_only:
+        cand = cand[~cand["variant"].isin(rio.VENDOR_VARIANTS)]
     best = rio.best_per(cand, ["kernel", "dtype", "backend", "size_full"])
     if best.empty:
         return headers, []
@@ -836,6 +854,14 @@ def build_report(results_dir: str, out_dir: str) -> Doc:
         doc.table(headers, rows)
     else:
         doc.p("No point finished with status ok.")
+    if df.loc[df["ok"], "variant"].isin(rio.VENDOR_VARIANTS).any():
+        headers, rows = best_table(df, own_only=True)
+        if rows:
+            doc.h(2, "Best own implementation per size")
+            doc.p("As above, without the vendor libraries (" +
+                  ", ".join(sorted(rio.VENDOR_VARIANTS)) + "): how close the project's "
+                  "own kernels come to the ceiling.")
+            doc.table(headers, rows)
 
     doc.h(2, "Points that did not succeed")
     headers, rows = not_ok_table(df)

@@ -57,6 +57,9 @@ CEILING_VARIANTS = {
 # transpose, it only bounds one).
 REFERENCE_ONLY_VARIANTS = {"transpose": {"copy"}}
 
+# Vendor library variants: ceilings, not the project's own kernels.
+VENDOR_VARIANTS = {"cublas", "cublas_tf32", "openblas", "cudnn"}
+
 # Throughput metric per kernel: (column, unit).
 METRIC = {
     "gemm": ("gflops", "GFLOP/s"),
@@ -250,13 +253,16 @@ def _size_fields(row: pd.Series) -> tuple[float, str, str]:
 
 
 def config_label(row: pd.Series) -> str:
-    """Human label of the tuning configuration: block shape or threads."""
+    """Human label of the tuning configuration: block shape (and grid) or threads."""
     bx, by, th = row["block_x"], row["block_y"], row["threads"]
+    grid = row.get("grid", None)
+    grid = "" if grid is None or (isinstance(grid, float) and math.isnan(grid)) else str(grid).strip()
     if math.isfinite(bx):
-        return f"block {fmt_int(bx)}{TIMES}{fmt_int(by if math.isfinite(by) else 1)}"
+        label = f"block {fmt_int(bx)}{TIMES}{fmt_int(by if math.isfinite(by) else 1)}"
+        return label + (f", grid {grid}" if grid else "")
     if math.isfinite(th):
         return f"{fmt_int(th)} thread" + ("" if th == 1 else "s")
-    return "\u2014"
+    return f"grid {grid}" if grid else "\u2014"
 
 
 def add_derived(df: pd.DataFrame) -> pd.DataFrame:
