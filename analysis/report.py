@@ -706,7 +706,8 @@ def best_table(df: pd.DataFrame, own_only: bool = False) -> tuple[list[str], lis
 def not_ok_table(df: pd.DataFrame):
     headers = ["point_id", "kernel", "variant", "dtype", "size", "config", "status", "message"]
     bad = df[df["status"] != "ok"].sort_values(["status", "kernel", "variant", "point_id"])
-    rows = [[r.point_id, r.kernel, r.variant, r.dtype, r.size_full, r.config,
+    rows = [[r.point_id or "\u2014", r.kernel, r.variant, r.dtype or "\u2014",
+             r.size_full or "\u2014", r.config,
              r.status or "(none)", r.message or "\u2014"] for r in bad.itertuples()]
     return headers, rows
 
