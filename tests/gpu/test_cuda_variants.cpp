@@ -1,0 +1,129 @@
+// Every CUDA variant of every kernel runs and verifies on the GPU, at sizes that are and are not
+// multiples of its block or tile, in float and double where the kernel has both. A point that is
+// not `ok` fails the test with its message.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "runner/config.hpp"
+#include "runner/executor.hpp"
+#include "runner/gpu_info.hpp"
+#include "runner/matrix.hpp"
+#include "runner/registry.hpp"
+
+namespace runner {
+namespace {
+
+class CudaVariants : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!gpu_info().present) GTEST_SKIP() << "no GPU: " << gpu_info().absent_reason;
+  }
+
+  // Runs every point of a config in this process; returns the variants seen, expecting `status`.
+  std::set<std::string> run_all(const std::string& yaml, const std::string& status = "ok") {
+    const ExperimentSpec spec = parse_config(yaml, "test.yaml");
+    std::set<std::string> seen;
+    for (const Point& p : expand(spec, Registry::instance())) {
+      const Record r = run_point(spec, p, Registry::instance());
+      EXPECT_EQ(r.value("status", ""), status) << p.key() << ": " << r.value("message", "");
+      if (status == "ok") {
+        EXPECT_TRUE(r.value("verified", false)) << p.key();
+        EXPECT_GT(r["time_ms_median"].get<double>(), 0.0) << p.key();
+      }
+      seen.insert(p.variant);
+    }
+    return seen;
+  }
+
+  static std::set<std::string> cuda_variants_of(const std::string& kernel) {
+    std::set<std::string> names;
+    for (const auto& v : Registry::instance().find(kernel)->variants)
+      if (v.backend == Backend::cuda) names.insert(v.name);
+    return names;
+  }
+};
+
+constexpr const char* kRepeat = "repeat: {warmup: 1, min_samples: 3, max_samples: 3}\n";
+
+TEST_F(CudaVariants, GemmEveryVariantAtOddSizes) {
+  std::string yaml = std::string("experiment: t\nkernel: gemm\n") + kRepeat + R"(
+sweeps:
+  - variant: [naive_2d, shared, cublas]
+    size: [64, 127, {m: 100, n: 33, k: 257}]
+    block: [[16, 16], [8, 8]]
+    dtype: [float, double]
+  - variant: naive_1d
+    size: [127, {m: 100, n: 33, k: 257}]
+    block: [[128], [1]]
+    grid: [0, 7]
+    dtype: [float, double]
+)";
+  // Tuned variants, where this build has them, at sizes that are not multiples of their tiles.
+  const auto present = cuda_variants_of("gemm");
+  for (const char* v : {"regtile", "cublas_tf32"})
+    if (present.count(v))
+      yaml += std::string("  - variant: ") + v + "\n    size: [128, {m: 200, n: 136, k: 257}, {m: 4000, n: 4001, k: 3999}]\n    dtype: float\n";
+  if (present.count("dmma"))
+    yaml += "  - variant: dmma\n    size: [128, {m: 200, n: 136, k: 257}, {m: 4000, n: 4001, k: 3999}]\n    dtype: double\n";
+  const auto seen = run_all(yaml);
+  for (const auto& v : present) EXPECT_TRUE(seen.count(v)) << "variant not exercised: " << v;
+}
+
+TEST_F(CudaVariants, TransposeEveryVariantAtOddSizes) {
+  const std::string yaml = std::string("experiment: t\nkernel: transpose\n") + kRepeat + R"(
+sweeps:
+  - variant: [naive_row, naive_col]
+    size: [64, {m: 1000, n: 333}, 67]
+    block: [[16, 16], [32, 8]]
+    dtype: [float, double]
+  - variant: [smem, smem_pad, tiled_rows, copy]
+    size: [64, {m: 1000, n: 333}, 67]
+    block: [[32, 8], [16, 16]]
+    dtype: [float, double]
+)";
+  std::string text = yaml;
+  if (cuda_variants_of("transpose").count("tiled_vec"))
+    text += "  - variant: tiled_vec\n    size: [64, {m: 1000, n: 333}, 67, 8192]\n    dtype: [float, double]\n";
+  const auto seen = run_all(text);
+  for (const auto& v : cuda_variants_of("transpose")) EXPECT_TRUE(seen.count(v)) << "variant not exercised: " << v;
+}
+
+TEST_F(CudaVariants, Conv2dEveryVariantAtOddSizes) {
+  const std::string yaml = std::string("experiment: t\nkernel: conv2d\n") + kRepeat + R"(
+sweeps:
+  - variant: [naive, shared]
+    size: [64, 129, {m: 100, n: 37}]
+    kernel_size: [1, 3, 7, 15]
+    block: [[16, 16], [32, 8], [8, 8]]
+)";
+  std::string text = yaml;
+  for (const char* v : {"shared_reg", "cudnn"})
+    if (cuda_variants_of("conv2d").count(v))
+      text += std::string("  - variant: ") + v + "\n    size: [64, 129, 1000]\n    kernel_size: [3, 5, 7]\n";
+  const auto seen = run_all(text);
+  for (const auto& v : cuda_variants_of("conv2d")) EXPECT_TRUE(seen.count(v)) << "variant not exercised: " << v;
+}
+
+TEST_F(CudaVariants, HelloEveryThreadReportsOnce) {
+  run_all(std::string("experiment: t\nkernel: hello\n") + kRepeat + R"(
+sweeps:
+  - variant: hello
+    grid: [1, 3, 132]
+    block: [[8, 4], [32, 32], [7, 3]]
+)");
+}
+
+TEST_F(CudaVariants, ImpossibleBlockShapesAreInvalidNotCrashes) {
+  run_all(std::string("experiment: t\nkernel: transpose\n") + kRepeat + R"(
+sweeps:
+  - variant: [naive_row, smem_pad]
+    size: 64
+    block: [[64, 32], [2048, 1]]
+)",
+          "invalid");
+}
+
+}  // namespace
+}  // namespace runner
