@@ -20,9 +20,6 @@ std::string trim(std::string s) {
   return s.substr(first, last - first + 1);
 }
 
-  return trim(text.substr(0, text.find('\n')));
-}
-
 // "CANCELLED by 0" → "CANCELLED" (sacct adds who cancelled it).
 std::string state_word(const std::string& s) {
   return s.substr(0, s.find(' '));
