@@ -58,6 +58,20 @@ std::optional<Location> first_invalid_utf8(const std::string& s) {
   return std::nullopt;
 }
 
+// Column of a tab in the indentation of a line (0-based line index), if it has one.
+std::optional<Location> tab_in_indentation(const std::string& s, int line) {
+  if (line < 0) return std::nullopt;
+  std::size_t pos = 0;
+  for (int l = 0; l < line && pos != std::string::npos; ++l) {
+    pos = s.find('\n', pos);
+    if (pos != std::string::npos) ++pos;
+  }
+  if (pos == std::string::npos) return std::nullopt;
+  for (std::size_t i = pos; i < s.size() && (s[i] == ' ' || s[i] == '\t'); ++i)
+    if (s[i] == '\t') return Location{line + 1, static_cast<int>(i - pos) + 1};
+  return std::nullopt;
+}
+
 class ConfigParser {
  public:
   explicit ConfigParser(std::string file) : file_(std::move(file)) {}
@@ -314,6 +328,10 @@ class ConfigParser {
     try {
       root = YAML::Load(text);
     } catch (const YAML::ParserException& e) {
+      // yaml-cpp reports a tab in the indentation as what it then failed to find ("illegal block
+      // entry", "end of map not found"): name the tab instead.
+      if (const auto tab = tab_in_indentation(text, e.mark.line))
+        fail(*tab, "YAML syntax error: tab in indentation (YAML indents with spaces only)");
       fail(Location{e.mark.line + 1, e.mark.column + 1}, "YAML syntax error: " + e.msg);
     }
     if (!root.IsMap()) fail(Location{1, 1}, "a config must be a mapping with experiment, kernel and sweeps");
