@@ -95,6 +95,8 @@ class ConfigParser {
       if (!kv.first.IsScalar()) fail(kv.first, fmt::format("keys of {} must be names", what));
       const std::string key = kv.first.Scalar();
       if (!seen.insert(key).second) fail(kv.first, fmt::format("duplicate key '{}' in {}", key, what));
+      // yaml-cpp places an empty value at the next token, often on a later line: point at the key.
+      if (kv.second.IsNull()) fail(kv.first, fmt::format("'{}' in {} has no value", key, what));
       fn(key, kv.first, kv.second);
     }
   }
