@@ -1,0 +1,121 @@
+// speedup, efficiency and pct_of_<ceiling>: computed from other records of the same run only.
+#include <gtest/gtest.h>
+
+#include "runner/relative_metrics.hpp"
+#include "tests/unit/fake_kernels.hpp"
+
+namespace runner {
+namespace {
+
+using testing::fake_registry;
+
+Record record(const std::string& kernel, const std::string& variant, const std::string& backend,
+              double median_ms, std::optional<int> threads = std::nullopt, bool baseline = false) {
+  Record r;
+  r["kernel"] = kernel;
+  r["variant"] = variant;
+  r["backend"] = backend;
+  r["dtype"] = "float";
+  r["m"] = 64;
+  r["n"] = 64;
+  r["k"] = kernel == "gemm" ? nlohmann::ordered_json(64) : nlohmann::ordered_json(nullptr);
+  r["threads"] = threads ? nlohmann::ordered_json(*threads) : nlohmann::ordered_json(nullptr);
+  r["status"] = "ok";
+  r["time_ms_median"] = median_ms;
+  r["speedup"] = nullptr;
+  r["efficiency"] = nullptr;
+  r["is_baseline"] = baseline;
+  return r;
+}
+
+TEST(RelativeMetrics, SpeedupIsBaselineMedianOverMedian) {
+  std::vector<Record> records = {record("gemm", "omp_serial", "cpu", 10.0, std::nullopt, true),
+                                 record("gemm", "omp_blocked", "cpu", 2.0, 4),
+                                 record("gemm", "cuda_tiled", "cuda", 0.5)};
+  apply_relative_metrics(records, fake_registry());
+  EXPECT_DOUBLE_EQ(records[0]["speedup"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(records[1]["speedup"].get<double>(), 5.0);
+  EXPECT_DOUBLE_EQ(records[2]["speedup"].get<double>(), 20.0);
+}
+
+TEST(RelativeMetrics, EfficiencyIsSpeedupPerThreadForCpuPointsOnly) {
+  std::vector<Record> records = {record("gemm", "omp_serial", "cpu", 10.0, std::nullopt, true),
+                                 record("gemm", "omp_blocked", "cpu", 2.0, 4),
+                                 record("gemm", "cuda_tiled", "cuda", 0.5)};
+  apply_relative_metrics(records, fake_registry());
+  EXPECT_TRUE(records[0]["efficiency"].is_null());  // no thread count
+  EXPECT_DOUBLE_EQ(records[1]["efficiency"].get<double>(), 1.25);
+  EXPECT_TRUE(records[2]["efficiency"].is_null());
+}
+
+TEST(RelativeMetrics, NoBaselineNoSpeedup) {
+  std::vector<Record> records = {record("gemm", "omp_blocked", "cpu", 2.0, 4),
+                                 record("gemm", "omp_blocked", "cpu", 1.0, 8)};
+  apply_relative_metrics(records, fake_registry());
+  for (const auto& r : records) {
+    EXPECT_TRUE(r["speedup"].is_null());
+    EXPECT_TRUE(r["efficiency"].is_null());
+  }
+}
+
+TEST(RelativeMetrics, BaselineOfAnotherProblemDoesNotCount) {
+  Record base = record("gemm", "omp_serial", "cpu", 10.0, std::nullopt, true);
+  base["m"] = 128;
+  std::vector<Record> records = {base, record("gemm", "omp_blocked", "cpu", 2.0, 4)};
+  apply_relative_metrics(records, fake_registry());
+  EXPECT_TRUE(records[1]["speedup"].is_null());
+}
+
+TEST(RelativeMetrics, AFailedBaselineGivesNoSpeedupAndFailedPointsGetNone) {
+  Record base = record("gemm", "omp_serial", "cpu", 10.0, std::nullopt, true);
+  base["status"] = "failed";
+  Record failed = record("gemm", "omp_blocked", "cpu", 2.0, 2);
+  failed["status"] = "failed";
+  std::vector<Record> records = {base, record("gemm", "omp_blocked", "cpu", 2.0, 4), failed};
+  apply_relative_metrics(records, fake_registry());
+  EXPECT_TRUE(records[1]["speedup"].is_null());
+
+  std::vector<Record> with_base = {record("gemm", "omp_serial", "cpu", 10.0, std::nullopt, true), failed};
+  apply_relative_metrics(with_base, fake_registry());
+  EXPECT_TRUE(with_base[1]["speedup"].is_null());
+}
+
+TEST(RelativeMetrics, PctOfCopyForTransposes) {
+  Record copy = record("transpose", "copy", "cuda", 1.0);
+  copy["gbps"] = 800.0;
+  Record naive = record("transpose", "naive", "cuda", 4.0);
+  naive["gbps"] = 200.0;
+  Record cpu = record("transpose", "omp_tiled", "cpu", 8.0, 2);
+  cpu["gbps"] = 100.0;
+  std::vector<Record> records = {copy, naive, cpu};
+  apply_relative_metrics(records, fake_registry());
+  EXPECT_DOUBLE_EQ(records[0]["pct_of_copy"].get<double>(), 100.0);
+  EXPECT_DOUBLE_EQ(records[1]["pct_of_copy"].get<double>(), 25.0);
+  // The ceiling is per backend: there is no CPU copy in this set.
+  EXPECT_FALSE(records[2].contains("pct_of_copy"));
+  // gemm has no ceiling variant: never a pct_of_ column.
+  std::vector<Record> gemm = {record("gemm", "cuda_tiled", "cuda", 1.0)};
+  gemm[0]["gbps"] = 10.0;
+  apply_relative_metrics(gemm, fake_registry());
+  for (const auto& item : gemm[0].items()) EXPECT_FALSE(item.key().starts_with("pct_of_"));
+}
+
+TEST(RelativeMetrics, StreamingSeesOnlyWhatCameBefore) {
+  // While a run streams, a point gets a speedup only if its baseline finished first — which the
+  // execution order guarantees; apply_relative_metrics() fixes up merged sets in any order.
+  RelativeMetrics streaming(fake_registry());
+  Record point = record("gemm", "omp_blocked", "cpu", 2.0, 4);
+  streaming.apply(point);
+  EXPECT_TRUE(point["speedup"].is_null());
+  const Record base = record("gemm", "omp_serial", "cpu", 10.0, std::nullopt, true);
+  streaming.observe(base);
+  streaming.apply(point);
+  EXPECT_DOUBLE_EQ(point["speedup"].get<double>(), 5.0);
+
+  std::vector<Record> merged = {record("gemm", "omp_blocked", "cpu", 2.0, 4), base};
+  apply_relative_metrics(merged, fake_registry());
+  EXPECT_DOUBLE_EQ(merged[0]["speedup"].get<double>(), 5.0);
+}
+
+}  // namespace
+}  // namespace runner

@@ -1,0 +1,108 @@
+// compare_with_reference and tolerance_for: what counts as a correct result.
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "runner/verification.hpp"
+
+namespace runner {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+TEST(ToleranceFor, DataMovementMustBeExact) {
+  EXPECT_EQ(tolerance_for(Dtype::f32, Precision::native, 1), 0.0);
+  EXPECT_EQ(tolerance_for(Dtype::f64, Precision::native, 0), 0.0);
+}
+
+TEST(ToleranceFor, GrowsWithTheSquareRootOfTheReduction) {
+  EXPECT_DOUBLE_EQ(tolerance_for(Dtype::f32, Precision::native, 100), 8.0 * 0x1p-24 * 10.0);
+  EXPECT_DOUBLE_EQ(tolerance_for(Dtype::f64, Precision::native, 4), 8.0 * 0x1p-53 * 2.0);
+  EXPECT_DOUBLE_EQ(tolerance_for(Dtype::f32, Precision::native, 1024), 8.0 * 0x1p-24 * 32.0);
+}
+
+TEST(ToleranceFor, Tf32DoesNotGrowWithTheReduction) {
+  EXPECT_DOUBLE_EQ(tolerance_for(Dtype::f32, Precision::tf32, 9), 16.0 * 0x1p-11);
+  EXPECT_DOUBLE_EQ(tolerance_for(Dtype::f32, Precision::tf32, 4096), 16.0 * 0x1p-11);
+}
+
+TEST(UnitRoundoff, ByPrecision) {
+  EXPECT_EQ(unit_roundoff(Dtype::f32, Precision::native), 0x1p-24);
+  EXPECT_EQ(unit_roundoff(Dtype::f64, Precision::native), 0x1p-53);
+  EXPECT_EQ(unit_roundoff(Dtype::f32, Precision::tf32), 0x1p-11);
+}
+
+TEST(Compare, ExactResultPassesWithZeroTolerance) {
+  const std::vector<float> out = {1.0f, -2.5f, 0.0f};
+  const std::vector<double> ref = {1.0, -2.5, 0.0};
+  const Verification v = compare_with_reference<float>(out, ref, 0.0);
+  EXPECT_TRUE(v.passed);
+  EXPECT_EQ(v.max_rel_err, 0.0);
+  EXPECT_EQ(v.message, "");
+}
+
+TEST(Compare, ErrorIsNormwise) {
+  // Element 1 is off by 1e-3 where the reference is 0: elementwise relative error would be
+  // infinite; normwise it is 1e-3 / max|ref| = 1e-4.
+  const std::vector<double> out = {10.0, 1e-3};
+  const std::vector<double> ref = {10.0, 0.0};
+  const Verification pass = compare_with_reference<double>(out, ref, 1e-4);
+  EXPECT_TRUE(pass.passed);
+  EXPECT_DOUBLE_EQ(pass.max_rel_err, 1e-4);
+  EXPECT_DOUBLE_EQ(pass.tolerance, 1e-4);
+
+  const Verification fail = compare_with_reference<double>(out, ref, 1e-5);
+  EXPECT_FALSE(fail.passed);
+  EXPECT_EQ(fail.message, "max relative error 0.0001 > tolerance 1e-05 (element 1: 0.001 vs 0)");
+}
+
+TEST(Compare, AllZeroReferenceUsesTheAbsoluteError) {
+  const std::vector<double> out = {0.0, 0.5};
+  const std::vector<double> ref = {0.0, 0.0};
+  const Verification v = compare_with_reference<double>(out, ref, 0.1);
+  EXPECT_FALSE(v.passed);
+  EXPECT_DOUBLE_EQ(v.max_rel_err, 0.5);
+}
+
+TEST(Compare, NaNFailsWithItsCount) {
+  const std::vector<float> out = {1.0f, static_cast<float>(kNaN), 3.0f, static_cast<float>(kNaN), 5.0f};
+  const std::vector<double> ref = {1.0, 2.0, 3.0, 4.0, 5.0};
+  const Verification v = compare_with_reference<float>(out, ref, 1.0);  // any tolerance
+  EXPECT_FALSE(v.passed);
+  EXPECT_TRUE(std::isinf(v.max_rel_err));
+  EXPECT_EQ(v.message, "2 of 5 output elements not written or not finite (first at 1)");
+}
+
+TEST(Compare, InfinityFailsLikeNaN) {
+  const std::vector<double> out = {std::numeric_limits<double>::infinity()};
+  const std::vector<double> ref = {1.0};
+  const Verification v = compare_with_reference<double>(out, ref, 1.0);
+  EXPECT_FALSE(v.passed);
+  EXPECT_EQ(v.message, "1 of 1 output elements not written or not finite (first at 0)");
+}
+
+TEST(Compare, SizeMismatchFails) {
+  const std::vector<float> out = {1.0f};
+  const std::vector<double> ref = {1.0, 2.0};
+  const Verification v = compare_with_reference<float>(out, ref, 1.0);
+  EXPECT_FALSE(v.passed);
+  EXPECT_EQ(v.message, "output has 1 elements, reference 2");
+}
+
+TEST(Compare, FloatRoundingOfADoubleReferencePassesTheFloatTolerance) {
+  // A float result is the double reference rounded: error ≤ u·|ref|, well inside 8u·sqrt(n).
+  std::vector<double> ref;
+  std::vector<float> out;
+  for (int i = 0; i < 1000; ++i) {
+    ref.push_back(std::sin(0.37 * i) * 3.0);
+    out.push_back(static_cast<float>(ref.back()));
+  }
+  const Verification v = compare_with_reference<float>(out, ref, tolerance_for(Dtype::f32, Precision::native, 2));
+  EXPECT_TRUE(v.passed) << v.message;
+  EXPECT_LE(v.max_rel_err, 0x1p-24);
+}
+
+}  // namespace
+}  // namespace runner
