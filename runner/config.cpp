@@ -233,11 +233,17 @@ class ConfigParser {
                                hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
   }
 
+  // [32, 8] is one block; [[32, 8], [16, 16]] and ["32x8", "16x16"] are lists of blocks.
+  static bool is_one_block(const YAML::Node& n) {
+    return n.IsSequence() && n.size() > 0 && n[0].IsScalar() &&
+           n[0].Scalar().find('x') == std::string::npos;
+  }
+
   // A list of values for one axis. A scalar counts as a one-element list, and so does a block
-  // written [x, y] (a list of scalars), since a list of blocks is a list of lists.
+  // written [x, y] (a list of numbers), since a list of blocks is a list of lists or of "XxY".
   std::vector<LocatedValue> values(Axis axis, const YAML::Node& n) {
     std::vector<LocatedValue> out;
-    const bool single_block = axis == Axis::block && n.IsSequence() && n.size() > 0 && n[0].IsScalar();
+    const bool single_block = axis == Axis::block && is_one_block(n);
     if (n.IsSequence() && !single_block) {
       if (n.size() == 0) fail(n, fmt::format("axis '{}' has an empty list of values", axis_name(axis)));
       for (const auto& item : n) out.push_back(value(axis, item));
@@ -389,7 +395,7 @@ class ConfigParser {
       } else if (key == "slurm") {
         spec.slurm = slurm(v);
       } else if (const auto axis = parse_axis(key)) {
-        if (v.IsSequence() && !(*axis == Axis::block && v.size() > 0 && v[0].IsScalar()))
+        if (v.IsSequence() && !(*axis == Axis::block && is_one_block(v)))
           fail(v, fmt::format("top-level '{}' is a default and takes one value; put lists in sweeps", key));
         spec.defaults[*axis] = value(*axis, v);
       } else {
