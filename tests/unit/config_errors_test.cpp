@@ -143,6 +143,8 @@ const BadConfig kBadConfigs[] = {
      "test.yaml:5:10: exclude must be a list of mappings (axis: value or [values])"},
     {"TopLevelAxisGivenAList", HEAD "threads: [1, 2]\nsweeps:\n  - size: 8\n",
      "test.yaml:3:10: top-level 'threads' is a default and takes one value; put lists in sweeps"},
+    {"TopLevelBlockList", HEAD "block: [\"32x8\", \"16x16\"]\nsweeps:\n  - size: 8\n",
+     "test.yaml:3:8: top-level 'block' is a default and takes one value; put lists in sweeps"},
     {"MissingExperiment", "kernel: gemm\nsweeps:\n  - size: 8\n", "test.yaml:1:1: missing 'experiment: NAME'"},
     {"MissingSweeps", HEAD, "test.yaml:1:1: missing 'sweeps:' (a list of axis: [values] mappings)"},
     {"TopLevelList", "- experiment: e\n- kernel: gemm\n",

@@ -170,6 +170,7 @@ sweeps:
   - block: "32x8"
   - block: 64
   - block: [[16, 16], [8, 4], "2x1", [128]]
+  - block: ["32x8", "16x16"]
 )");
   EXPECT_EQ(std::get<BlockShape>(sweep_value(spec, 0, Axis::block, 0).value), (BlockShape{32, 8}));
   EXPECT_EQ(sweep_count(spec, 0, Axis::block), 1u);  // [32, 8] is one block, not two
@@ -180,6 +181,9 @@ sweeps:
   EXPECT_EQ(std::get<BlockShape>(sweep_value(spec, 3, Axis::block, 1).value), (BlockShape{8, 4}));
   EXPECT_EQ(std::get<BlockShape>(sweep_value(spec, 3, Axis::block, 2).value), (BlockShape{2, 1}));
   EXPECT_EQ(std::get<BlockShape>(sweep_value(spec, 3, Axis::block, 3).value), (BlockShape{128, 1}));
+  ASSERT_EQ(sweep_count(spec, 4, Axis::block), 2u);  // a list of "XxY" is a list of blocks
+  EXPECT_EQ(std::get<BlockShape>(sweep_value(spec, 4, Axis::block, 0).value), (BlockShape{32, 8}));
+  EXPECT_EQ(std::get<BlockShape>(sweep_value(spec, 4, Axis::block, 1).value), (BlockShape{16, 16}));
 }
 
 TEST(Config, DtypeSpellings) {
