@@ -29,7 +29,8 @@ std::string missing_reason(const SlurmRun& run, const ShardTally& tally,
   if (!element) return "never submitted";
   if (element->array_job_id.empty()) return "submission did not complete";
   if (const auto e = read_shard_exit(run.dir(), element->tag())) {
-    if (e->exit_code == 143 || e->drained) return "drained at the time limit (exit 143)";
+    if (e->exit_code == 143 || e->drained)
+      return "drained after SIGTERM (time limit or scancel; exit 143)";
     return fmt::format("ended with exit {}", e->exit_code);
   }
   if (tally.state == "running" || tally.recorded() > 0)

@@ -27,8 +27,11 @@ ShardStatus classify(const ShardTally& t, const std::optional<ShardElement>& ele
   if (t.missing == 0)
     return {t.failed > 0 ? "failed-points" : "done",
             t.failed > 0 ? "see the records' message" : ""};
+  // The batch shell forwards any SIGTERM: Slurm's time-limit warning, or a plain scancel (which
+  // sends SIGTERM before SIGKILL). Slurm's state tells them apart: CANCELLED, or FAILED 143.
   if (exit && (exit->exit_code == 143 || exit->drained))
-    return {"interrupted", "drained at the time limit: resume"};
+    return {"interrupted", job && job->state == "CANCELLED" ? "scancel'ed, drained: resume"
+                                                            : "drained at the time limit: resume"};
   if (exit)
     return {"failed",
             fmt::format("runner exit {}: see logs/{}.err", exit->exit_code, element->tag())};

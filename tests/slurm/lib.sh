@@ -68,3 +68,12 @@ finish() {
     fi
     return 0
 }
+
+# The cluster tests need root (cluster.sh runs munged, slurmctld and slurmd as root): elsewhere
+# they exit 77, which CTest reports as skipped (SKIP_RETURN_CODE in tests/slurm/CMakeLists.txt).
+skip_unless_root() {
+    if [[ $(id -u) -ne 0 ]]; then
+        echo "1..0 # SKIP needs root (tests/slurm/cluster.sh runs the Slurm daemons as root)"
+        exit 77
+    fi
+}

@@ -16,6 +16,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 CLUSTER=$HERE/cluster.sh
 # shellcheck source=tests/slurm/lib.sh
 source "$HERE/lib.sh"
+skip_unless_root
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/slurmtest.XXXXXX")
 chmod 755 "$WORK"

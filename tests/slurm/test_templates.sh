@@ -17,6 +17,7 @@ ROOT=$(cd "$HERE/../.." && pwd)
 CLUSTER=$HERE/cluster.sh
 # shellcheck source=tests/slurm/lib.sh
 source "$HERE/lib.sh"
+skip_unless_root
 
 SHARD_T=$ROOT/jobs/shard.sbatch
 COLLECT_T=$ROOT/jobs/collect.sbatch
@@ -220,7 +221,7 @@ check "runner received SIGTERM and drained" grep -qx drained "$R2/results/shard-
 check "array index 0 ran shard 5 of the shard map, with --resume" grep -qx \
     "shard=5/8 out=$R2 args=--resume config=$R2/config.yaml" "$R2/results/shard-5.txt"
 check "cpus=2 gives OMP_NUM_THREADS=2" grep -q "^OMP_NUM_THREADS=2 " "$R2/results/shard-5.txt"
-check "batch log says it forwarded TERM" grep -q 'SIGTERM: time limit near' "$R2/logs/${D}_0.out"
+check "batch log says it forwarded TERM" grep -q 'SIGTERM (time limit near, or scancel): asking the runner to drain' "$R2/logs/${D}_0.out"
 check ".exit file has exit=143 drained=1" grep -q '^exit=143 .* task=0 shard=5 num_shards=8 .* drained=1$' "$R2/logs/${D}_0.exit"
 lead=$(awk '/^started at/ { s = $3 } /^TERM at/ { t = $3 } END { if (s && t) print t - s }' "$R2/results/shard-5.txt")
 diag "SIGTERM reached the runner ${lead:-?} s after it started (limit 60 s)"
