@@ -101,8 +101,8 @@ int status_run(const std::filesystem::path& dir) {
                                   : (exit ? fmt::format("exit {}", exit->exit_code) : "-");
     fmt::print("{:<6} {:<14} {:<12} {:<18} {:>9} {:>6} {:>7} {:>6} {:>8}  {}\n", t.shard, st.state,
                element ? element->tag() : "-", slurm,
-               job && !job->elapsed.empty() ? job->elapsed : "-", t.ok, t.failed,
-               t.skipped + t.invalid, t.missing, st.note);
+               job && !job->elapsed.empty() && job->state != "PENDING" ? job->elapsed : "-", t.ok,
+               t.failed, t.skipped + t.invalid, t.missing, st.note);
   }
   std::vector<std::string> summary;
   for (const auto& [state, n] : by_state) summary.push_back(fmt::format("{} {}", n, state));

@@ -321,11 +321,9 @@ int submit_run(const SubmitArguments& args) {
   for (const char* d : {"logs", "slurm", "shards"}) std::filesystem::create_directories(out / d);
   write_file_atomically(run.config_copy(), spec.text);
   write_files(rendered);
-  fmt::print("{}: {} points in {} shards, {} per shard ({} cpus{}, time {}){}\n", spec.experiment,
-             points.size(), tasks,
-             fmt::format("~{}", (points.size() + static_cast<std::size_t>(tasks) - 1) /
-                                    static_cast<std::size_t>(tasks)),
-             settings.cpus, settings.gres.empty() ? "" : ", gres " + settings.gres, settings.time,
+  fmt::print("{}: {} points in {} shards; each shard: {} cpus{}, time {}{}\n", spec.experiment,
+             points.size(), tasks, settings.cpus,
+             settings.gres.empty() ? "" : ", gres " + settings.gres, settings.time,
              settings.partition.empty() ? "" : ", partition " + settings.partition);
   run.submissions().push_back(rendered.submission);
   if (args.dry_run) {
