@@ -2,7 +2,13 @@
 execute_process(COMMAND git -C ${SOURCE_DIR} rev-parse --short=12 HEAD
   OUTPUT_VARIABLE rev OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0 OR rev STREQUAL "")
-  set(rev "unknown")
+  # A source copy without .git (a tarball, a tree synced to a compute node): take the revision
+  # from the environment when the caller knows it.
+  if(DEFINED ENV{RUNNER_GIT_REVISION})
+    set(rev "$ENV{RUNNER_GIT_REVISION}")
+  else()
+    set(rev "unknown")
+  endif()
 else()
   execute_process(COMMAND git -C ${SOURCE_DIR} status --porcelain --untracked-files=no
     OUTPUT_VARIABLE dirty OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
