@@ -14,6 +14,11 @@ namespace runner {
 
 namespace {
 
+// More points than anyone can run (at a tenth of a second each, 100000 points take three hours),
+// and a bound on the work and memory of expanding a few lines of YAML: [1..300] on three axes
+// alone is 27 million points.
+constexpr std::size_t kMaxPoints = 100000;
+
 int default_threads() {
   const unsigned n = std::thread::hardware_concurrency();
   return n == 0 ? 1 : static_cast<int>(n);
@@ -178,6 +183,13 @@ class Expander {
           if (a == Axis::size && !vals.empty() && vals.front().where.line > 0) size_at = vals.front().where;
           dims.emplace_back(a, std::move(vals));
         }
+        std::size_t combinations = 1;  // saturates just above the cap
+        for (const auto& dim : dims)
+          combinations = std::min(combinations, kMaxPoints + 1) * dim.second.size();
+        planned_ += std::min(combinations, kMaxPoints + 1);
+        if (planned_ > kMaxPoints)
+          fail(sweep.where, fmt::format("the sweeps expand to more than {} points: split the experiment "
+                                        "into several configs", kMaxPoints));
         std::vector<std::size_t> index(dims.size(), 0);
         while (true) {
           Point p;
@@ -293,6 +305,7 @@ class Expander {
   const Registry& registry_;
   std::vector<Point> points_;
   std::set<std::string> seen_;
+  std::size_t planned_ = 0;  // points the sweeps generate before duplicates are dropped
 };
 
 }  // namespace
