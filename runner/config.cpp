@@ -317,7 +317,9 @@ class ConfigParser {
     switch (n.Type()) {
       case YAML::NodeType::Map: {
         nlohmann::json j = nlohmann::json::object();
-        for (const auto& kv : n) j[kv.first.as<std::string>()] = to_json(kv.second);
+        // A key that is not a name is refused later, with its location; here it must not throw.
+        for (const auto& kv : n)
+          j[kv.first.IsScalar() ? kv.first.Scalar() : to_json(kv.first).dump()] = to_json(kv.second);
         return j;
       }
       case YAML::NodeType::Sequence: {
