@@ -1,5 +1,6 @@
 // expand(): sweeps → points, on the made-up kernels of fake_kernels.hpp.
 #include <algorithm>
+#include <chrono>
 #include <set>
 #include <thread>
 
@@ -312,6 +313,27 @@ sweeps:
   - {size: [8, 16, {m: 8, n: 16, k: 8}], dtype: [float, double], threads: [1, 2, 3], block: [[8, 8], "16x16"]}
 )");
   EXPECT_EQ(keys_of(again), keys_of(points));
+}
+
+TEST(Expand, AMatrixTooLargeToRunIsRefusedQuickly) {
+  // 300 sizes × 300 blocks × 2 dtypes: a few kilobytes of YAML, 180000 points.
+  std::string sizes, blocks;
+  for (int i = 1; i <= 300; ++i) {
+    sizes += (i > 1 ? ", " : "") + std::to_string(i);
+    blocks += (i > 1 ? ", [" : "[") + std::to_string(i) + "]";
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(expand_error("experiment: e\nkernel: gemm\nsweeps:\n  - variant: cuda_tiled\n    size: [" + sizes +
+                         "]\n    block: [" + blocks + "]\n    dtype: [float, double]\n"),
+            "test.yaml:4:5: the sweeps expand to more than 100000 points: split the experiment into "
+            "several configs");
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1.0);
+  // The bound counts every sweep: two sweeps of 60000 are too many together.
+  const std::string half = "  - {variant: omp_blocked, size: [" + sizes.substr(0, sizes.find(", 201")) +
+                           "], threads: [" + sizes.substr(0, sizes.find(", 301")) + "]}\n";
+  EXPECT_EQ(expand_error("experiment: e\nkernel: gemm\nsweeps:\n" + half + half),
+            "test.yaml:5:5: the sweeps expand to more than 100000 points: split the experiment into "
+            "several configs");
 }
 
 struct ExpandError {
