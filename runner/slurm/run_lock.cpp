@@ -13,10 +13,12 @@
 namespace runner::slurm {
 
 RunLock::RunLock(const std::filesystem::path& run_dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(run_dir / "slurm", ec);
+  // The folder is never created here: a mistyped DIR must be an error, not a new directory.
   const auto file = run_dir / "slurm" / ".lock";
   fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0 && errno == ENOENT)
+    throw std::runtime_error(fmt::format(
+        "{}: no slurm/ folder: not a results directory made by `runner submit`", run_dir.string()));
   if (fd_ < 0)
     throw std::runtime_error(
         fmt::format("{}: cannot open: {}", file.string(), std::strerror(errno)));

@@ -97,6 +97,12 @@ JobSettings first_settings(const ExperimentSpec& spec, const std::vector<Point>&
   }
   if (!gres_given && any_cuda) s.gres = "gpu:1";
   if (s.cpus <= 0) s.cpus = max_threads;
+  if (s.cpus < max_threads)
+    spdlog::warn(
+        "points use up to {} threads but each shard gets {} cpus: the larger thread counts will "
+        "share "
+        "cores (their records say oversubscribed where Slurm binds tasks to cores)",
+        max_threads, s.cpus);
   return s;
 }
 
@@ -218,7 +224,12 @@ void submit_jobs(SlurmRun& run, std::size_t index, const SlurmClient& client) {
     run.save();
   } catch (const std::exception& e) {
     run.save();
-    if (array_ids.empty()) throw;
+    if (array_ids.empty())
+      throw std::runtime_error(
+          fmt::format("{}\nnothing was submitted. After fixing the cause, submit this plan with "
+                      "`runner submit --resume {}` "
+                      "(options such as --partition or --time may be given again), or remove {}",
+                      e.what(), run.dir().string(), run.dir().string()));
     throw std::runtime_error(
         fmt::format("{}\nalready submitted: array job(s) {}. Cancel them with `scancel {}`, or fix "
                     "the problem and run "
