@@ -1,0 +1,149 @@
+// `runner --version`, `runner list`, `runner validate` on the shipped configs, `--dry-run`.
+#include <regex>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "runner/registry.hpp"
+#include "tests/cli/child_process.hpp"
+#include "tests/cli/results_dir.hpp"
+#include "tests/unit/temp_dir.hpp"
+
+namespace runner::cli_testing {
+namespace {
+
+using runner::testing::TempDir;
+
+std::vector<std::filesystem::path> shipped_configs() {
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::directory_iterator(source_dir() / "configs"))
+    if (e.path().extension() == ".yaml") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+TEST(Cli, Version) {
+  const ProcessResult r = run_runner({"--version"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_TRUE(std::regex_match(r.out, std::regex(R"(runner \d+\.\d+\.\d+ \(git \S+, .+, CUDA .+\)\n)")))
+      << r.out;
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(Cli, ListShowsEveryKernelAndVariantOfTheBinary) {
+  const ProcessResult r = run_runner({"list"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto lines = lines_of(r.out);
+  ASSERT_GE(lines.size(), 3u);
+  EXPECT_TRUE(std::regex_search(lines[0], std::regex(R"(^kernel +variant +on +available +axes +description$)")))
+      << lines[0];
+  EXPECT_TRUE(lines.back().starts_with("GPU: ")) << lines.back();
+  // The test links the same kernels as the binary: every variant is listed once, CPU ones as
+  // available, with their kernel's axes.
+  std::size_t variants = 0;
+  for (const auto& k : Registry::instance().kernels()) {
+    for (const auto& v : k.variants) {
+      ++variants;
+      int found = 0;
+      for (const auto& line : lines) {
+        std::istringstream words(line);
+        std::string kernel, variant, on, available;
+        words >> kernel >> variant >> on >> available;
+        if (kernel != k.name || variant != v.name) continue;
+        ++found;
+        EXPECT_EQ(on, std::string(backend_name(v.backend))) << line;
+        if (v.backend == Backend::cpu) { EXPECT_EQ(available, "yes") << line; }
+        for (Axis a : k.axes) EXPECT_NE(line.find(std::string(axis_name(a))), std::string::npos) << line;
+      }
+      EXPECT_EQ(found, 1) << k.name << "/" << v.name;
+    }
+  }
+  EXPECT_GE(variants, 4u);  // at least the CPU gemm variants
+  EXPECT_EQ(lines.size(), variants + 3);  // header, variants, blank line, GPU line
+}
+
+TEST(Cli, ValidateEveryShippedConfig) {
+  const auto configs = shipped_configs();
+  if (configs.empty()) GTEST_SKIP() << "no configs/*.yaml yet";
+  for (const auto& file : configs) {
+    const ProcessResult r = run_runner({"validate", file.string()});
+    EXPECT_EQ(r.exit_code, 0) << file << "\n" << r.err;
+    EXPECT_EQ(r.err, "") << file;
+    EXPECT_TRUE(std::regex_match(
+        r.out, std::regex(std::regex_replace(file.string(), std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
+                          R"(: ok, experiment '[A-Za-z0-9._-]+', [1-9]\d* points \(\d+ CUDA, \d+ CPU\)\n)")))
+        << r.out;
+  }
+}
+
+TEST(Cli, ShippedConfigsDryRun) {
+  const auto configs = shipped_configs();
+  if (configs.empty()) GTEST_SKIP() << "no configs/*.yaml yet";
+  for (const auto& file : configs) {
+    TempDir dir;
+    const ProcessResult r = run_runner({file.string(), "--dry-run", "--out", (dir / "x").string()});
+    EXPECT_EQ(r.exit_code, 0) << file << "\n" << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir / "x")) << file;
+  }
+}
+
+TEST(Cli, DryRunPrintsThePointsAndWritesNothing) {
+  TempDir dir;
+  write_text(dir / "c.yaml", R"(experiment: dry
+kernel: gemm
+baseline: omp_serial
+sweeps:
+  - {variant: omp_blocked, size: [8, 16], threads: [1, 2]}
+)");
+  // Run from an empty folder without --out: not even the default results/ folder may appear.
+  std::filesystem::create_directories(dir / "cwd");
+  const ProcessResult r = run_runner({(dir / "c.yaml").string(), "--dry-run"}, 30, {.cwd = dir / "cwd"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_TRUE(std::filesystem::is_empty(dir / "cwd"));
+  const auto lines = lines_of(r.out);
+  ASSERT_EQ(lines.size(), 7u) << r.out;
+  const std::regex point(R"(([0-9a-f]{16})  (gemm/\S+ .*))");
+  std::set<std::string> ids;
+  for (std::size_t i = 0; i < 6; ++i) {
+    std::smatch m;
+    ASSERT_TRUE(std::regex_match(lines[i], m, point)) << lines[i];
+    ids.insert(m[1]);
+  }
+  EXPECT_EQ(ids.size(), 6u);
+  EXPECT_EQ(lines[0].substr(18), "gemm/omp_serial dtype=float size=8x8x8  (baseline)");
+  EXPECT_EQ(lines[1].substr(18), "gemm/omp_blocked dtype=float size=8x8x8 threads=1");
+  EXPECT_EQ(lines[3].substr(18), "gemm/omp_serial dtype=float size=16x16x16  (baseline)");
+  EXPECT_EQ(lines[6], "6 points");
+}
+
+TEST(Cli, DryRunOfAShard) {
+  TempDir dir;
+  write_text(dir / "c.yaml", "experiment: dry\nkernel: gemm\nsweeps:\n  - {variant: omp_blocked, size: [8, 16, 24], threads: [1, 2]}\n");
+  std::size_t total = 0;
+  for (int i = 0; i < 3; ++i) {
+    const ProcessResult r = run_runner({(dir / "c.yaml").string(), "--dry-run", "--shard", std::to_string(i) + "/3"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto lines = lines_of(r.out);
+    total += lines.size() - 1;
+  }
+  EXPECT_EQ(total, 6u);
+  const ProcessResult bad = run_runner({(dir / "c.yaml").string(), "--dry-run", "--shard", "3/3"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--shard"), std::string::npos) << bad.err;
+}
+
+TEST(Cli, NoArgumentsPrintsUsage) {
+  const ProcessResult r = run_runner({});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("validate"), std::string::npos) << r.err;
+}
+
+TEST(Cli, UnknownOptionIsAUsageError) {
+  const ProcessResult r = run_runner({"list", "--frobnicate"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("frobnicate"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace runner::cli_testing
