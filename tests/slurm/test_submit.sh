@@ -39,8 +39,21 @@ PY=/usr/bin/python3
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/slurmsub.XXXXXX")
 chmod 755 "$WORK"
+# CTest kills a test that runs past its TIMEOUT with SIGKILL, which no trap sees and which would
+# leave the daemons running: stop ourselves first (SIGTERM → exit 130 → the EXIT trap).
+# The watchdog holds no output pipe (CTest would wait for it) and takes its sleep along when killed.
+DEADLINE_S=${TEST_DEADLINE_S:-600}
+watchdog() {
+    sleep "$DEADLINE_S" &
+    local sleeper=$!
+    trap 'kill $sleeper; exit 0' TERM
+    wait "$sleeper" && kill -TERM $$
+}
+watchdog >/dev/null 2>&1 </dev/null &
+WATCHDOG=$!
 cleanup() {
     local rc=$?
+    kill "$WATCHDOG" 2>/dev/null || true
     "$CLUSTER" stop "$WORK" >&2 || echo "# cluster.sh stop failed" >&2
     if ((rc != 0 || T_FAIL > 0)) || [[ ${KEEP:-0} == 1 ]]; then
         echo "# kept $WORK" >&2
@@ -50,7 +63,7 @@ cleanup() {
     exit "$rc"
 }
 trap cleanup EXIT
-trap 'exit 130' INT TERM
+trap 'echo "# test_submit.sh: interrupted (or past its ${DEADLINE_S} s deadline)" >&2; exit 130' INT TERM
 
 T_START=$(t_now)
 
@@ -201,16 +214,19 @@ check "smoke: records carry slurm_job_id $A and node" \
 if [[ -f $ROOT/configs/smoke.yaml ]]; then
     P=$WORK/project-smoke
     # The test cluster has no GRES: CUDA points are recorded skipped (no GPU here).
+    t0=$(t_now)
     out=$("$RUNNER" submit "$ROOT/configs/smoke.yaml" --tasks 3 --out "$P" --time 10 --gres none 2>&1) || true
     PC=$(collect_id "$out")
     [[ -n $PC ]] || not_ok "configs/smoke.yaml submitted" "$out"
     wait_collect "configs/smoke.yaml" "$PC" 180
+    T_PROJECT="configs/smoke.yaml ($(planned_ids "$ROOT/configs/smoke.yaml" | wc -l) points, 3 shards, CUDA points skipped): submit -> collect done $(t_since "$t0") s"
     csv_ids "$P/records.csv" >"$WORK/psmoke.got" 2>/dev/null || true
     planned_ids "$ROOT/configs/smoke.yaml" >"$WORK/psmoke.want"
     check "configs/smoke.yaml: every planned point recorded once ($(wc -l <"$WORK/psmoke.got") of $(wc -l <"$WORK/psmoke.want"); collect $(job_field "$PC" ExitCode))" \
         cmp -s "$WORK/psmoke.got" "$WORK/psmoke.want"
 else
     diag "configs/smoke.yaml not found: skipped"
+    T_PROJECT="configs/smoke.yaml: not there"
 fi
 
 # ------------------------------------------------------------------- killed --
@@ -294,6 +310,8 @@ st0="$(job_field "${DA}_0" JobState) $(job_field "${DA}_0" ExitCode)"
 st1="$(job_field "${DA}_1" JobState) $(job_field "${DA}_1" ExitCode)"
 check "drain: shard 0 ended FAILED 143:0, drained before the limit ($st0)" test "$st0" = "FAILED 143:0"
 check "drain: shard 0 .exit file says exit=143 drained=1" grep -q '^exit=143 .* shard=0 .* drained=1$' "$D/logs/${DA}_0.exit"
+check "drain: the jobcomp record of shard 0 says FAILED, ExitCode=143:0" \
+    bash -c "grep 'ArrayJobId=$DA ArrayTaskId=0 ' '$WORK/log/jobcomp.log' | grep 'JobState=FAILED ' | grep -q 'ExitCode=143:0'"
 check "drain: shard 0 manifest state interrupted" test "$(json "$D/shards/0.manifest.json" 'd["state"]')" = interrupted
 n0=$(jsonl_count "$D/shards/0.jsonl" 2>/dev/null || echo 0)
 n1=$(jsonl_count "$D/shards/1.jsonl" 2>/dev/null || echo 0)
@@ -332,6 +350,7 @@ check "drain resume: every planned point once" cmp -s "$WORK/drain.got" "$WORK/d
 T_TOTAL=$(t_since "$T_START")
 echo "# figures (one-node cluster, $(nproc) cores):"
 echo "#   smoke_cpu.yaml (21 points, 3 shards): submit returned in ${T_SUBMIT} s; submit -> collect done ${T_SMOKE} s"
+echo "#   ${T_PROJECT}"
 echo "#   killed (5 shards, %1, 2 cancelled pending): ${T_KILLED} s; resume of 2 shards ${T_RESUME} s"
 echo "#   a pending element cancelled leaves: ${K_LEFT}"
 echo "#   timed-out shard (--time=1): ${D0_LEFT}"
