@@ -58,7 +58,9 @@ std::int64_t available_host_bytes() {
   return pages > 0 && page > 0 ? static_cast<std::int64_t>(pages) * page : 0;
 }
 
-Record base_record(const ExperimentSpec& spec, const Point& p, const VariantInfo* v) {
+// `gpu` is passed in, never read here: the parent process builds records for points that crashed
+// their worker and must not initialise CUDA (a forked child of a CUDA process cannot use CUDA).
+Record base_record(const ExperimentSpec& spec, const Point& p, const VariantInfo* v, const std::string& gpu) {
   const Environment& env = environment();
   Record r;
   r["experiment"] = spec.experiment;
@@ -79,7 +81,7 @@ Record base_record(const ExperimentSpec& spec, const Point& p, const VariantInfo
                           "gflops", "gbps", "speedup", "efficiency", "verified", "max_rel_err"})
     r[key] = nullptr;
   r["host"] = env.host;
-  r["gpu"] = gpu_info().present ? gpu_info().name : "";
+  r["gpu"] = gpu;
   r["slurm_job_id"] = env.slurm_array_job_id.empty() ? env.slurm_job_id : env.slurm_array_job_id;
   r["slurm_array_task_id"] = env.slurm_array_task_id;
   r["timestamp"] = utc_now();
@@ -103,7 +105,7 @@ void set_status(Record& r, Status s, const std::string& message) {
 Record run_point(const ExperimentSpec& spec, const Point& point, const Registry& registry) {
   const KernelInfo* kernel = registry.find(point.kernel);
   const VariantInfo* variant = kernel ? kernel->find_variant(point.variant) : nullptr;
-  Record r = base_record(spec, point, variant);
+  Record r = base_record(spec, point, variant, gpu_info().present ? gpu_info().name : "");
   if (!variant) {
     set_status(r, Status::invalid, "unknown kernel or variant in this binary");
     return r;
@@ -260,8 +262,7 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
       failed_starts = 0;
     } else {
       const KernelInfo* k = registry.find(p.kernel);
-      r = base_record(spec, p, k ? k->find_variant(p.variant) : nullptr);
-      r["gpu"] = gpu_name;
+      r = base_record(spec, p, k ? k->find_variant(p.variant) : nullptr, gpu_name);
       set_status(r, Status::failed, outcome.kind == WorkerProcess::Outcome::timed_out
                                         ? outcome.cause
                                         : "the point crashed its worker process: " + outcome.cause);
