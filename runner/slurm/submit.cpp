@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include "runner/build_info.hpp"
@@ -96,12 +97,12 @@ JobSettings first_settings(const ExperimentSpec& spec, const std::vector<Point>&
     if (p.threads) max_threads = std::max(max_threads, *p.threads);
   }
   if (!gres_given && any_cuda) s.gres = "gpu:1";
+  if (s.gres == "none") s.gres.clear();  // `gres: none` in the YAML, like --gres none
   if (s.cpus <= 0) s.cpus = max_threads;
   if (s.cpus < max_threads)
     spdlog::warn(
         "points use up to {} threads but each shard gets {} cpus: the larger thread counts will "
-        "share "
-        "cores (their records say oversubscribed where Slurm binds tasks to cores)",
+        "share cores (their records say oversubscribed where Slurm binds tasks to cores)",
         max_threads, s.cpus);
   return s;
 }
@@ -226,15 +227,14 @@ void submit_jobs(SlurmRun& run, std::size_t index, const SlurmClient& client) {
     run.save();
     if (array_ids.empty())
       throw std::runtime_error(
-          fmt::format("{}\nnothing was submitted. After fixing the cause, submit this plan with "
-                      "`runner submit --resume {}` "
-                      "(options such as --partition or --time may be given again), or remove {}",
+          fmt::format("{}\nnothing was submitted. After fixing the cause, submit this plan "
+                      "with `runner submit --resume {}` (options such as --partition or --time "
+                      "may be given again), or remove {}",
                       e.what(), run.dir().string(), run.dir().string()));
     throw std::runtime_error(
-        fmt::format("{}\nalready submitted: array job(s) {}. Cancel them with `scancel {}`, or fix "
-                    "the problem and run "
-                    "`runner submit --resume {}` (it leaves queued shards alone) and `runner "
-                    "collect {}` when they end",
+        fmt::format("{}\nalready submitted: array job(s) {}. Cancel them with `scancel {}`, "
+                    "or fix the problem and run `runner submit --resume {}` (it leaves queued "
+                    "shards alone) and `runner collect {}` when they end",
                     e.what(), fmt::join(array_ids, ", "), fmt::join(array_ids, " "),
                     run.dir().string(), run.dir().string()));
   }
@@ -374,17 +374,17 @@ int resubmit_run(const SubmitArguments& args) {
         points[i].id() == run.points()[i].point_id && assignment[i] == run.points()[i].shard;
   if (!same_plan)
     throw std::runtime_error(
-        fmt::format("this runner ({}) expands or shards {} differently from the one that submitted "
-                    "the run ({}): the kernels "
-                    "or the cost model changed. Resume with that build, or start a new run",
+        fmt::format("this runner ({}) expands or shards {} differently from the one that "
+                    "submitted the run ({}): the kernels or the cost model changed. Resume with "
+                    "that build, or start a new run",
                     build_info::kGitRevision, run.config_copy().string(),
                     run.document().value("runner_revision", "?")));
   const std::string revision = run.document().value("runner_revision", "");
   if (revision != build_info::kGitRevision && !args.force_mix)
     throw std::runtime_error(
-        fmt::format("this runner is revision {}, the run was submitted by {}: resumed shards would "
-                    "refuse to mix records of "
-                    "two builds. Use that build, or --force-mix to accept the mix",
+        fmt::format("this runner is revision {}, the run was submitted by {}: resumed shards "
+                    "would refuse to mix records of two builds. Use that build, or --force-mix "
+                    "to accept the mix",
                     build_info::kGitRevision, revision));
 
   const ShardResults results = ShardResults::read(run);
