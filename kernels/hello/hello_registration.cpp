@@ -1,0 +1,33 @@
+// The hello kernel: the seed's first CUDA exercise and a smoke test of a GPU node in Slurm jobs.
+#include "kernels/hello/hello_cuda.hpp"
+#include "kernels/hello/hello_problem.hpp"
+#include "runner/registry.hpp"
+
+namespace runner::kernels::hello {
+
+namespace {
+
+KernelInfo make_hello_kernel() {
+  KernelInfo k;
+  k.name = "hello";
+  k.description =
+      "every thread of a grid of blocks records (and may print) its block and thread ids";
+  k.axes = {Axis::grid, Axis::block, Axis::print};
+  k.flops = [](const Point&) { return 0.0; };
+  k.bytes = [](const Point&) { return 0.0; };
+  k.reduction_length = [](const Point&) -> std::int64_t { return 1; };
+  k.make_problem = make_problem;
+  k.variants = {
+      {.name = "hello",
+       .backend = Backend::cuda,
+       .description = "grid blocks of block.x x block.y threads (grid 0 means 1)",
+       .factory = RUNNER_CUDA_FACTORY(make_hello)},
+  };
+  return k;
+}
+
+}  // namespace
+
+RUNNER_REGISTER_KERNEL(make_hello_kernel);
+
+}  // namespace runner::kernels::hello

@@ -1,0 +1,97 @@
+// The bandwidth ceiling of a transpose: a device copy of the same m·n elements, read once and
+// written once with fully coalesced 16-byte accesses. Every transpose record carries pct_of_copy,
+// its GB/s over this variant's for the same problem. The output is m×n, equal to the input (not a
+// transpose), and is verified as such.
+//
+// A grid-stride kernel rather than cudaMemcpyAsync, so that the block axis means what it means
+// for the transposes: block.x · block.y threads per block.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "kernels/transpose/transpose_cuda.hpp"
+#include "kernels/transpose/transpose_cuda_workload.hpp"
+
+namespace runner::kernels::transpose {
+
+namespace {
+
+// The 16-byte vector of each element type: one load and one store instruction per 16 bytes.
+template <typename T>
+struct Vector16;
+template <>
+struct Vector16<float> {
+  using type = float4;
+};
+template <>
+struct Vector16<double> {
+  using type = double2;
+};
+
+// cudaMalloc returns 256-byte aligned memory, so both buffers start on a 16-byte boundary: the
+// vectors cover the first count / per_vector · per_vector elements, a scalar loop the rest.
+template <typename T>
+__global__ void copy_kernel(const T* __restrict__ in, T* __restrict__ out, std::int64_t count) {
+  using Vec = typename Vector16<T>::type;
+  constexpr std::int64_t kPerVector = sizeof(Vec) / sizeof(T);
+  const std::int64_t threads = std::int64_t{blockDim.x} * blockDim.y;
+  const std::int64_t stride = std::int64_t{gridDim.x} * threads;
+  const std::int64_t first =
+      std::int64_t{blockIdx.x} * threads + std::int64_t{threadIdx.y} * blockDim.x + threadIdx.x;
+  const std::int64_t vectors = count / kPerVector;
+  const Vec* vin = reinterpret_cast<const Vec*>(in);
+  Vec* vout = reinterpret_cast<Vec*>(out);
+  for (std::int64_t i = first; i < vectors; i += stride) vout[i] = vin[i];
+  for (std::int64_t i = vectors * kPerVector + first; i < count; i += stride) out[i] = in[i];
+}
+
+template <typename T>
+class Copy final : public CudaTranspose<T> {
+ public:
+  Copy(const Point& point, std::shared_ptr<const Problem> problem)
+      : CudaTranspose<T>(point, std::move(problem),
+                         {reinterpret_cast<const void*>(&copy_kernel<T>), 0}),
+        input_as_double_(this->p_.input.data(), this->p_.input.data() + this->p_.input.size()),
+        blocks_(grid_blocks()) {
+    this->expected_ = input_as_double_;
+  }
+
+  void run() override {
+    copy_kernel<T><<<blocks_, this->block_dim(), 0, this->stream()>>>(
+        this->in_.data(), this->out_.data(), static_cast<std::int64_t>(this->p_.input.size()));
+    RUNNER_CUDA_CHECK_LAUNCH();
+  }
+
+ private:
+  // Enough blocks for one vector per thread, capped at a few full waves of resident blocks: past
+  // that, more blocks only add scheduling, and each thread loops over several vectors instead.
+  unsigned grid_blocks() const {
+    constexpr std::int64_t kWaves = 4;
+    using Vec = typename Vector16<T>::type;
+    const std::int64_t vectors =
+        static_cast<std::int64_t>(this->p_.input.size() * sizeof(T) / sizeof(Vec));
+    const std::int64_t threads = this->block_.threads();
+    int device = 0, sms = 0, per_sm = 0;
+    RUNNER_CUDA_CHECK(cudaGetDevice(&device));
+    RUNNER_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    RUNNER_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, copy_kernel<T>,
+                                                                    static_cast<int>(threads), 0));
+    const std::int64_t resident = std::int64_t{sms} * std::max(per_sm, 1);
+    const std::int64_t wanted = std::max<std::int64_t>(1, ceil_div(vectors, threads));
+    return static_cast<unsigned>(std::min(wanted, kWaves * resident));
+  }
+
+  std::vector<double> input_as_double_;  // the copy's reference: the input itself
+  unsigned blocks_;
+};
+
+}  // namespace
+
+std::unique_ptr<Workload> make_copy(const Point& point, std::shared_ptr<const Problem> problem) {
+  if (point.dtype == Dtype::f64) return std::make_unique<Copy<double>>(point, std::move(problem));
+  return std::make_unique<Copy<float>>(point, std::move(problem));
+}
+
+}  // namespace runner::kernels::transpose

@@ -1,0 +1,99 @@
+#pragma once
+// Base of the CUDA transpose workloads: the input copied to the device once (timed into h2d_ms),
+// the output poisoned on the device before every run, and verification that copies the output
+// back (timed into d2h_ms) and compares it exactly with the reference. Variants add their launch.
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+
+#include "kernels/common/host_array.hpp"
+#include "kernels/transpose/transpose_problem.hpp"
+#include "runner/cuda/cuda_workload.hpp"
+#include "runner/cuda/device_buffer.hpp"
+#include "runner/errors.hpp"
+#include "runner/verification.hpp"
+
+namespace runner::kernels::transpose {
+
+// The kernels use a 1-D grid of tiles, tile (x, y) = (blockIdx.x % tiles_x, blockIdx.x / tiles_x):
+// the same x-fastest order in which a 2-D grid is scheduled, without gridDim.y's limit of 65535,
+// which tall matrices with short blocks would exceed.
+struct TileGrid {
+  unsigned tiles_x = 0;  // tiles along the fast (x) direction
+  unsigned blocks = 0;   // tiles_x · tiles_y
+};
+
+inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+  return (a + b - 1) / b;
+}
+
+inline TileGrid tile_grid(std::int64_t extent_x, std::int64_t tile_x, std::int64_t extent_y,
+                          std::int64_t tile_y) {
+  const std::int64_t tiles_x = ceil_div(extent_x, tile_x), tiles_y = ceil_div(extent_y, tile_y);
+  constexpr std::int64_t kMaxBlocks = std::numeric_limits<int>::max();  // gridDim.x limit
+  if (tiles_x * tiles_y > kMaxBlocks)
+    throw PointInvalid("the matrix needs " + std::to_string(tiles_x * tiles_y) +
+                       " blocks of this shape, beyond the grid limit of " +
+                       std::to_string(kMaxBlocks) + ": use a larger block");
+  return {static_cast<unsigned>(tiles_x), static_cast<unsigned>(tiles_x * tiles_y)};
+}
+
+// The kernel a variant launches and the dynamic shared memory it needs with the point's block.
+struct KernelLaunch {
+  const void* kernel = nullptr;
+  std::size_t shared_bytes = 0;
+};
+
+// The point's block, once the device is known to launch `launch` with it (PointInvalid if not).
+inline BlockShape launchable_block(const Point& point, const KernelLaunch& launch) {
+  const BlockShape block = point.block.value_or(BlockShape{32, 8});
+  cuda::require_launchable(block, launch.shared_bytes, launch.kernel);
+  return block;
+}
+
+template <typename T>
+class CudaTranspose : public cuda::CudaWorkload {
+ public:
+  // The launch is checked before anything is allocated or copied, so that an impossible block
+  // costs nothing.
+  CudaTranspose(const Point& point, std::shared_ptr<const Problem> problem,
+                const KernelLaunch& launch)
+      : problem_(std::move(problem)),
+        p_(static_cast<const TransposeProblem<T>&>(*problem_)),
+        block_(launchable_block(point, launch)),
+        expected_(p_.reference),
+        in_(p_.input.size()),
+        out_(p_.input.size()),
+        host_out_(p_.input.size()) {
+    h2d_ms_ = time_copy([&] { in_.copy_from_host(p_.input.span(), stream()); });
+  }
+
+  void poison_output() override { out_.poison(stream()); }
+
+  Verification verify() override {
+    d2h_ms_ = time_copy([&] { out_.copy_to_host(host_out_.span(), stream()); });
+    synchronize();
+    // Data movement is exact: tolerance 0 (tolerance_for with a reduction length of 1).
+    return compare_with_reference<T>(host_out_.span(), expected_, 0.0);
+  }
+
+ protected:
+  std::int64_t m() const { return p_.m; }
+  std::int64_t n() const { return p_.n; }
+  dim3 block_dim() const {
+    return dim3(static_cast<unsigned>(block_.x), static_cast<unsigned>(block_.y));
+  }
+
+  std::shared_ptr<const Problem> problem_;  // keeps the host input and the reference alive
+  const TransposeProblem<T>& p_;
+  BlockShape block_;
+  std::span<const double> expected_;  // what the output must equal: the transpose, by default
+  cuda::DeviceBuffer<T> in_, out_;    // out_ has m·n elements whatever its shape
+  HostArray<T> host_out_;             // the output copied back for verification
+};
+
+}  // namespace runner::kernels::transpose

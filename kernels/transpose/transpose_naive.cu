@@ -1,0 +1,79 @@
+// Naive CUDA transposes: one thread per element, no shared memory, any 2-D block. One of the two
+// global accesses is always strided; which one is the difference between the variants.
+#include <cstdint>
+
+#include "kernels/transpose/transpose_cuda.hpp"
+#include "kernels/transpose/transpose_cuda_workload.hpp"
+
+namespace runner::kernels::transpose {
+
+namespace {
+
+// Threads along x walk an input row: reads coalesced, writes m elements apart.
+template <typename T>
+__global__ void naive_row_kernel(const T* __restrict__ in, T* __restrict__ out, std::int64_t m,
+                                 std::int64_t n, unsigned tiles_x) {
+  const std::int64_t col = std::int64_t{blockIdx.x % tiles_x} * blockDim.x + threadIdx.x;
+  const std::int64_t row = std::int64_t{blockIdx.x / tiles_x} * blockDim.y + threadIdx.y;
+  if (row < m && col < n) out[col * m + row] = in[row * n + col];
+}
+
+// Threads along x walk an output row (an input column): writes coalesced, reads n elements apart.
+template <typename T>
+__global__ void naive_col_kernel(const T* __restrict__ in, T* __restrict__ out, std::int64_t m,
+                                 std::int64_t n, unsigned tiles_x) {
+  const std::int64_t row = std::int64_t{blockIdx.x % tiles_x} * blockDim.x + threadIdx.x;
+  const std::int64_t col = std::int64_t{blockIdx.x / tiles_x} * blockDim.y + threadIdx.y;
+  if (row < m && col < n) out[col * m + row] = in[row * n + col];
+}
+
+template <typename T>
+class NaiveRow final : public CudaTranspose<T> {
+ public:
+  NaiveRow(const Point& point, std::shared_ptr<const Problem> problem)
+      : CudaTranspose<T>(point, std::move(problem),
+                         {reinterpret_cast<const void*>(&naive_row_kernel<T>), 0}),
+        grid_(tile_grid(this->n(), this->block_.x, this->m(), this->block_.y)) {}
+  void run() override {
+    naive_row_kernel<T><<<grid_.blocks, this->block_dim(), 0, this->stream()>>>(
+        this->in_.data(), this->out_.data(), this->m(), this->n(), grid_.tiles_x);
+    RUNNER_CUDA_CHECK_LAUNCH();
+  }
+
+ private:
+  TileGrid grid_;
+};
+
+template <typename T>
+class NaiveCol final : public CudaTranspose<T> {
+ public:
+  NaiveCol(const Point& point, std::shared_ptr<const Problem> problem)
+      : CudaTranspose<T>(point, std::move(problem),
+                         {reinterpret_cast<const void*>(&naive_col_kernel<T>), 0}),
+        grid_(tile_grid(this->m(), this->block_.x, this->n(), this->block_.y)) {}
+  void run() override {
+    naive_col_kernel<T><<<grid_.blocks, this->block_dim(), 0, this->stream()>>>(
+        this->in_.data(), this->out_.data(), this->m(), this->n(), grid_.tiles_x);
+    RUNNER_CUDA_CHECK_LAUNCH();
+  }
+
+ private:
+  TileGrid grid_;
+};
+
+template <template <typename> class W>
+std::unique_ptr<Workload> make(const Point& point, std::shared_ptr<const Problem> problem) {
+  if (point.dtype == Dtype::f64) return std::make_unique<W<double>>(point, std::move(problem));
+  return std::make_unique<W<float>>(point, std::move(problem));
+}
+
+}  // namespace
+
+std::unique_ptr<Workload> make_naive_row(const Point& pt, std::shared_ptr<const Problem> pr) {
+  return make<NaiveRow>(pt, std::move(pr));
+}
+std::unique_ptr<Workload> make_naive_col(const Point& pt, std::shared_ptr<const Problem> pr) {
+  return make<NaiveCol>(pt, std::move(pr));
+}
+
+}  // namespace runner::kernels::transpose
