@@ -1,5 +1,6 @@
 // The gemm kernel family: its axes, metrics, reference and every variant, CPU and CUDA.
 #include "kernels/gemm/gemm_cpu.hpp"
+#include "kernels/gemm/gemm_cuda.hpp"
 #include "kernels/gemm/gemm_problem.hpp"
 #include "runner/registry.hpp"
 
@@ -26,6 +27,18 @@ KernelInfo make_gemm_kernel() {
        .description = "cache tiles + 1x4 register blocking", .factory = make_omp_blocked},
       {.name = "openblas", .backend = Backend::cpu, .axes = {Axis::threads},
        .description = "OpenBLAS cblas_?gemm (CPU reference)", .factory = make_openblas},
+      {.name = "naive_1d", .backend = Backend::cuda, .axes = {Axis::block, Axis::grid},
+       .description = "1-D grid-stride loop, one output per step; grid = blocks, 0: one per output",
+       .factory = RUNNER_CUDA_FACTORY(make_naive_1d)},
+      {.name = "naive_2d", .backend = Backend::cuda, .axes = {Axis::block},
+       .description = "one thread per output, 2-D grid of 2-D blocks",
+       .factory = RUNNER_CUDA_FACTORY(make_naive_2d)},
+      {.name = "shared", .backend = Backend::cuda, .axes = {Axis::block},
+       .description = "shared-memory tiles the size of the (square) block, one output per thread",
+       .factory = RUNNER_CUDA_FACTORY(make_shared_tiled)},
+      {.name = "cublas", .backend = Backend::cuda,
+       .description = "cuBLAS SGEMM (pedantic FP32, no TF32) / DGEMM: the GPU reference",
+       .factory = RUNNER_CUDA_FACTORY(make_cublas)},
   };
   return k;
 }

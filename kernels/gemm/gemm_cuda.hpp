@@ -1,0 +1,22 @@
+#pragma once
+// CUDA GEMM variants: hand-written kernels (gemm_cuda.cu) and cuBLAS (gemm_cublas.cpp). A plain
+// C++ header with no CUDA include, so that gemm_registration.cpp compiles in CPU-only builds too,
+// where RUNNER_CUDA_FACTORY drops the references to these functions.
+#include <memory>
+
+#include "runner/point.hpp"
+#include "runner/workload.hpp"
+
+namespace runner::kernels::gemm {
+
+// One output per step of a 1-D grid-stride loop; axes block (x only) and grid (0: one output per
+// thread).
+std::unique_ptr<Workload> make_naive_1d(const Point&, std::shared_ptr<const Problem>);
+// One thread per output on a 2-D grid of 2-D blocks.
+std::unique_ptr<Workload> make_naive_2d(const Point&, std::shared_ptr<const Problem>);
+// Square shared-memory tiles of A and B the size of the (square) block, one output per thread.
+std::unique_ptr<Workload> make_shared_tiled(const Point&, std::shared_ptr<const Problem>);
+// cuBLAS SGEMM / DGEMM: the vendor reference.
+std::unique_ptr<Workload> make_cublas(const Point&, std::shared_ptr<const Problem>);
+
+}  // namespace runner::kernels::gemm
