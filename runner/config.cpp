@@ -36,7 +36,7 @@ constexpr std::int64_t kMaxThreads = 4096;
 
 const std::vector<std::string> kTopLevelKeys = {"experiment", "description", "repeat",  "baseline",
                                                 "verify",     "timeout_s",   "sweeps",  "exclude",
-                                                "slurm"};
+                                                "slurm",      "measure"};
 
 // Points at the first byte that is not UTF-8, so the error can carry its line and column.
 std::optional<Location> first_invalid_utf8(const std::string& s) {
@@ -273,8 +273,9 @@ class ConfigParser {
       else if (key == "min_samples") r.min_samples = static_cast<int>(integer_in(v, "repeat.min_samples", 1, 1000000));
       else if (key == "max_samples") r.max_samples = static_cast<int>(integer_in(v, "repeat.max_samples", 1, 1000000));
       else if (key == "target_rsd") r.target_rsd = number(v, "repeat.target_rsd", 0.0, 1.0);
+      else if (key == "min_seconds") r.min_seconds = number(v, "repeat.min_seconds", 0.0, 86400.0);
       else if (key == "max_seconds") r.max_seconds = number(v, "repeat.max_seconds", 0.0, 86400.0);
-      else unknown_key(k, key, "repeat", {"warmup", "min_samples", "max_samples", "target_rsd", "max_seconds"});
+      else unknown_key(k, key, "repeat", {"warmup", "min_samples", "max_samples", "target_rsd", "min_seconds", "max_seconds"});
     });
     if (r.max_samples < r.min_samples)
       fail(n, fmt::format("repeat.max_samples ({}) is below repeat.min_samples ({})", r.max_samples,
@@ -362,6 +363,10 @@ class ConfigParser {
         scalar(v, "description");
       } else if (key == "repeat") {
         spec.repeat = repeat(v);
+      } else if (key == "measure") {
+        const std::string mode = scalar(v, "measure");
+        spec.measure = parse_measure_mode(mode);
+        if (!spec.measure) fail(v, fmt::format("measure must be cold or hot, got '{}'", mode));
       } else if (key == "timeout_s") {
         spec.timeout_s = number(v, "timeout_s", 1.0, 7 * 86400.0);
       } else if (key == "verify") {

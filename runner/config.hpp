@@ -11,6 +11,7 @@
 
 #include "runner/axis.hpp"
 #include "runner/dtype.hpp"
+#include "runner/measure_mode.hpp"
 
 namespace runner {
 
@@ -38,13 +39,14 @@ struct Sweep {
   Location where;
 };
 
-// `repeat:` — the sampling rule of every point.
+// `repeat:` — the sampling rule of every point (runner/sampling.hpp, docs/measurement.md).
 struct SamplingRule {
   int warmup = 2;             // untimed runs before the first sample
   int min_samples = 5;        // always take at least this many
   int max_samples = 100;      // never more than this many
-  double target_rsd = 0.02;   // stop once stddev/mean falls to this ...
-  double max_seconds = 2.0;   // ... or once the samples took this long
+  double target_rsd = 0.005;  // stop once stddev/mean falls to this ...
+  double min_seconds = 0.05;  // ... and the samples have timed at least this long together;
+  double max_seconds = 2.0;   // give up on the rsd once sampling took this long (wall clock)
 };
 
 // `baseline:` — the variant (with optional fixed axis values) that speedup is measured against.
@@ -68,6 +70,8 @@ struct ExperimentSpec {
   std::string experiment;  // name; also the results subfolder
   std::map<Axis, LocatedValue> defaults;  // top-level axis values (kernel: gemm, dtype: float, ...)
   SamplingRule repeat;
+  // `measure: cold | hot`; unset: each kernel's own default (KernelInfo::measure_mode()).
+  std::optional<MeasureMode> measure;
   std::optional<BaselineSpec> baseline;
   std::uint64_t seed = 42;  // `verify: {seed: N}`: inputs are random, from this seed
   double timeout_s = 120;   // per point

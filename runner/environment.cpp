@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "runner/build_info.hpp"
+#include "runner/device_monitor.hpp"
 #include "runner/gpu_info.hpp"
 
 namespace runner {
@@ -68,6 +69,7 @@ nlohmann::json Environment::to_json() const {
           {"omp_proc_bind", omp_proc_bind},
           {"omp_places", omp_places},
           {"gpu", gpu_info().to_json()},
+          {"gpu_clock_monitor", gpu_monitor() ? "nvml" : gpu_monitor_unavailable_reason()},
           {"runner_version", build_info::kVersion},
           {"git_revision", build_info::kGitRevision},
           {"cxx_compiler", build_info::kCxxCompiler},

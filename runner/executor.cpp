@@ -12,16 +12,21 @@
 #include <spdlog/spdlog.h>
 
 #include "runner/build_info.hpp"
+#include "runner/calibration.hpp"
+#include "runner/ceilings.hpp"
+#include "runner/device_monitor.hpp"
 #include "runner/environment.hpp"
 #include "runner/errors.hpp"
 #include "runner/gpu_info.hpp"
 #include "runner/interrupt.hpp"
 #include "runner/manifest.hpp"
+#include "runner/profiler_range.hpp"
 #include "runner/progress.hpp"
 #include "runner/relative_metrics.hpp"
 #include "runner/results_files.hpp"
 #include "runner/sampling.hpp"
 #include "runner/summary.hpp"
+#include "runner/thread_placement.hpp"
 #include "runner/worker_process.hpp"
 
 namespace runner {
@@ -135,10 +140,15 @@ Record run_point(const ExperimentSpec& spec, const Point& point, const Registry&
                            host_need / (1 << 30), static_cast<double>(available_host_bytes()) / (1 << 30)));
     return r;
   }
+  const ProfilerRange range("point " + point.id());
   try {
     auto problem = problem_cache().get(*kernel, point, spec.seed);
     auto workload = variant->factory(point, problem);
-    const Measurement m = measure(*workload, spec.repeat);
+    MeasureOptions how;
+    how.mode = spec.measure.value_or(kernel->measure_mode());
+    if (variant->backend == Backend::cuda) how.monitor = gpu_monitor();
+    else r["omp_thread_cpus"] = omp_thread_cpus(point.threads.value_or(1));
+    const Measurement m = measure(*workload, spec.repeat, how);
     const Verification& v = m.verification;
     r["verified"] = v.passed;
     r["max_rel_err"] = v.max_rel_err;
@@ -161,9 +171,11 @@ Record run_point(const ExperimentSpec& spec, const Point& point, const Registry&
     r["time_ms_max"] = s.max;
     r["time_ms_rsd"] = s.rsd;
     r["stop_reason"] = m.stop_reason;
+    add_measurement_fields(r, m);
     const double flops = kernel->flops ? kernel->flops(point) : 0.0;
     if (flops > 0 && s.median > 0) r["gflops"] = flops / (s.median * 1e6);
     if (bytes > 0 && s.median > 0) r["gbps"] = bytes / (s.median * 1e6);
+    if (flops > 0 && bytes > 0) r["arith_intensity"] = flops / bytes;
   } catch (const PointSkipped& e) {
     set_status(r, Status::skipped, e.what());
   } catch (const PointInvalid& e) {
@@ -207,8 +219,13 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
   const std::string gpu_name = env.contains("gpu") ? env["gpu"].value("name", "") : "";
   const std::string fingerprint = run_fingerprint(spec, device_of(env));
 
+  const nlohmann::ordered_json calibration = calibration_for_run(
+      options.calibration_dir, env, calibration_needs(points, registry, env), options.calibrate);
+  const Ceilings ceilings(calibration);
+
   Manifest manifest(options.out_dir, options.stem == "records" ? "manifest.json" : options.stem + ".manifest.json");
   manifest.describe(spec, all_points, fingerprint, options.shard_label, env);
+  manifest.add("calibration", calibration);
 
   std::vector<Record> kept;
   if (options.resume) {
@@ -269,6 +286,7 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
     }
     relative.observe(r);
     relative.apply(r);
+    ceilings.apply(r, registry);
     files.append(r);
     progress.finish(r.value("status", ""));
     if (r.value("status", "") == "failed") exit_code = 1;

@@ -17,6 +17,10 @@ struct RunOptions {
   bool resume = false;           // skip points already ok in out_dir
   bool force_mix = false;        // resume even if the config, build or device changed
   bool progress = false;         // live progress line on stderr
+  // Where the measured ceilings are (runner/calibration.hpp); with `calibrate`, those of the run's
+  // devices are measured first when missing.
+  std::filesystem::path calibration_dir = "results/calibration";
+  bool calibrate = true;
 };
 
 // Runs one point in the calling process and returns its record (never throws for the point's own

@@ -6,6 +6,7 @@ nlohmann::json GpuInfo::to_json() const {
   if (!present) return {{"present", false}, {"reason", absent_reason}};
   return {{"present", true},
           {"name", name},
+          {"pci_bus_id", pci_bus_id},
           {"device", device},
           {"sm_count", sm_count},
           {"compute_capability", std::to_string(compute_major) + "." + std::to_string(compute_minor)},

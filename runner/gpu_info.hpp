@@ -11,6 +11,7 @@ struct GpuInfo {
   bool present = false;
   std::string absent_reason;  // "no CUDA device", "built without CUDA", a driver error ...
   std::string name;
+  std::string pci_bus_id;  // "0000:41:00.0": how NVML finds the same device
   int device = 0;
   int sm_count = 0;
   int compute_major = 0, compute_minor = 0;

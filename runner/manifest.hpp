@@ -21,6 +21,8 @@ class Manifest {
   void describe(const ExperimentSpec& spec, const std::vector<Point>& points,
                 const std::string& fingerprint, const std::string& shard_label,
                 const nlohmann::json& environment);
+  // A further top-level section, e.g. "calibration" (the ceilings the records are measured against).
+  void add(const std::string& key, nlohmann::ordered_json value) { doc_[key] = std::move(value); }
   void write(const std::string& state, const std::vector<Record>& records);
   std::filesystem::path path() const { return dir_ / file_name_; }
 

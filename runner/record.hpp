@@ -30,13 +30,25 @@ inline const std::vector<std::string_view> kRequiredColumns = {
 //  oversubscribed              more OpenMP threads than cores
 //  time_ms_max, time_ms_rsd    more statistics; rsd = stddev / mean
 //  stop_reason                 rsd | time | max_samples: why sampling stopped
+//  measure, launches_per_sample  cold | hot, and executions per sample (docs/measurement.md)
+//  noise_warning               the rsd stayed above repeat.target_rsd ("" when it settled)
+//  guard_timeouts, discarded_samples  CUDA: launch guards that timed out; samples retaken because
+//                              the SM clock was below 75 % of its default
+//  sm_clock_mhz, gpu_temp_c, gpu_power_w  CUDA, from NVML: mean SM clock of the samples, then
+//                              temperature and power after the last one
+//  omp_thread_cpus             CPU: the CPU of each OpenMP thread, thread 0 first
+//  arith_intensity             flops / bytes of the point (the roofline's x)
+//  pct_peak_bw, pct_peak_flops  gbps and gflops in % of the measured ceilings (runner calibrate)
+//  pct_theoretical_bw          gbps in % of memory clock × bus width × 2 (CUDA)
 //  h2d_ms, d2h_ms              host-to-device / device-to-host copy time (never in time_ms_*)
 //  pct_of_copy                 gbps over the `copy` variant's gbps, same problem, same run
 //  verify_tolerance, reference tolerance and what the output was compared with
 //  seed, point_key, node       input seed, readable point description, host that ran it
 inline const std::vector<std::string_view> kKnownExtraColumns = {
     "kernel_size", "grid", "print", "is_baseline", "oversubscribed", "time_ms_max", "time_ms_rsd",
-    "stop_reason", "h2d_ms", "d2h_ms", "pct_of_copy", "verify_tolerance", "reference", "seed",
+    "stop_reason", "measure", "launches_per_sample", "noise_warning", "guard_timeouts",
+    "discarded_samples", "sm_clock_mhz", "gpu_temp_c", "gpu_power_w", "omp_thread_cpus",
+    "arith_intensity", "pct_peak_bw", "pct_peak_flops", "pct_theoretical_bw", "h2d_ms", "d2h_ms", "pct_of_copy", "verify_tolerance", "reference", "seed",
     "point_key", "node"};
 
 // Columns of a CSV holding these records: the required ones, then the extra ones present.

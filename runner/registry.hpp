@@ -2,11 +2,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "runner/axis.hpp"
 #include "runner/dtype.hpp"
+#include "runner/measure_mode.hpp"
 #include "runner/point.hpp"
 #include "runner/workload.hpp"
 
@@ -50,10 +52,15 @@ struct KernelInfo {
   std::function<std::shared_ptr<const Problem>(const Point&, std::uint64_t seed)> make_problem;
   // The variant every other of the same backend is compared with (`pct_of_<name>` column), if any.
   std::string ceiling_variant;
+  // How its points are measured when the config has no `measure:` key: cold for memory-bound
+  // kernels, hot for compute-bound ones (runner/measure_mode.hpp). Unset: measure_mode() decides.
+  std::optional<MeasureMode> default_measure;
   std::vector<VariantInfo> variants;
 
   const VariantInfo* find_variant(std::string_view name) const;
   bool uses(Axis a) const;
+  // default_measure, or cold (hot for gemm) when the registration does not say.
+  MeasureMode measure_mode() const;
 };
 
 // Every kernel linked into this binary.

@@ -1,61 +1,151 @@
 #include "runner/sampling.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <numeric>
+#include <thread>
+
+#include <fmt/format.h>
 
 #include "runner/interrupt.hpp"
 #include "runner/statistics.hpp"
 
 namespace runner {
 
-bool StoppingRule::done(const std::vector<double>& samples_ms, double elapsed_s) const {
-  const int n = static_cast<int>(samples_ms.size());
-  if (n >= rule_.max_samples) return true;
-  if (n < rule_.min_samples) return false;
-  if (elapsed_s >= rule_.max_seconds) return true;
-  return summarize(samples_ms).rsd <= rule_.target_rsd;
+namespace {
+
+bool settled(const SamplingRule& rule, const SamplingProgress& p) {
+  return static_cast<int>(p.samples_ms.size()) >= rule.min_samples &&
+         p.timed_s >= rule.min_seconds && summarize(p.samples_ms).rsd <= rule.target_rsd;
 }
 
-const char* StoppingRule::reason(const std::vector<double>& samples_ms, double elapsed_s) const {
-  const int n = static_cast<int>(samples_ms.size());
-  if (n >= rule_.min_samples && summarize(samples_ms).rsd <= rule_.target_rsd) return "rsd";
-  if (n >= rule_.max_samples) return "max_samples";
-  if (elapsed_s >= rule_.max_seconds) return "time";
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace
+
+bool StoppingRule::done(const SamplingProgress& p) const {
+  const int n = static_cast<int>(p.samples_ms.size());
+  if (n >= rule_.max_samples) return true;
+  if (n < rule_.min_samples) return false;
+  if (p.wall_s >= rule_.max_seconds) return true;
+  return settled(rule_, p);
+}
+
+const char* StoppingRule::reason(const SamplingProgress& p) const {
+  if (settled(rule_, p)) return "rsd";
+  if (static_cast<int>(p.samples_ms.size()) >= rule_.max_samples) return "max_samples";
+  if (p.wall_s >= rule_.max_seconds) return "time";
   return "";
 }
 
-Measurement measure(Workload& workload, const SamplingRule& rule) {
+namespace {
+// A percentage with two significant digits and no exponent: 0.25, 4.1, 23, 123.
+std::string percent(double fraction) {
+  const double p = 100 * fraction;
+  return p < 100 ? fmt::format("{:.2g}", p) : fmt::format("{:.0f}", p);
+}
+}  // namespace
+
+std::string StoppingRule::noise_warning(const std::vector<double>& samples_ms) const {
+  const SampleStats s = summarize(samples_ms);
+  if (s.rsd <= rule_.target_rsd) return "";
+  return fmt::format("rsd {} % > target {} % after {} samples", percent(s.rsd),
+                     percent(rule_.target_rsd), s.samples);
+}
+
+int hot_batch_launches(double execution_ms) {
+  if (!(execution_ms > 0)) return kHotBatchMaxLaunches;  // below the clock's resolution
+  const double launches = std::ceil(kHotBatchSeconds * 1e3 / execution_ms);
+  return static_cast<int>(std::clamp(launches, 1.0, static_cast<double>(kHotBatchMaxLaunches)));
+}
+
+Measurement measure(Workload& workload, const SamplingRule& rule, const MeasureOptions& options) {
   Measurement m;
   auto clock = workload.make_clock();
 
   workload.poison_output();
   clock->start();
   workload.run();
-  clock->stop_ms();
+  double fastest_ms = clock->stop_ms();
   m.verification = workload.verify();
   if (!m.verification.passed) return m;
   for (int i = 1; i < rule.warmup; ++i) {
     clock->start();
     workload.run();
-    clock->stop_ms();
+    fastest_ms = std::min(fastest_ms, clock->stop_ms());
   }
+  // The first run pays for lazy module loading and the like; the fastest run is the estimate
+  // closest to a single warm execution.
+  const int batch = hot_batch_launches(fastest_ms);
 
+  auto sample_clock = workload.make_sample_clock();
+  DeviceMonitor* monitor = options.monitor;
+  const double min_clock = monitor ? monitor->min_sm_clock_mhz() : 0;
+  std::vector<double> clocks;
+  int discarded = 0, throttled_kept = 0;
   const StoppingRule stop(rule);
   const auto t0 = std::chrono::steady_clock::now();
-  double elapsed = 0;
+  SamplingProgress progress{m.samples_ms};
   do {
     if (interrupt_requested()) throw Interrupted{};
     workload.poison_output();
-    clock->start();
-    workload.run();
-    m.samples_ms.push_back(clock->stop_ms());
-    elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  } while (!stop.done(m.samples_ms, elapsed));
-  m.stop_reason = stop.reason(m.samples_ms, elapsed);
+    m.mode = workload.prepare_sample(options.mode);
+    m.launches_per_sample = m.mode == MeasureMode::hot ? batch : 1;
+    sample_clock->start();
+    for (int i = 0; i < m.launches_per_sample; ++i) workload.run();
+    const double batch_ms = sample_clock->stop_ms();
+    progress.wall_s = seconds_since(t0);
+    if (monitor) {
+      const std::optional<double> mhz = monitor->sm_clock_mhz();
+      if (mhz && *mhz < min_clock) {
+        // A throttled (or not yet boosted) GPU: let it recover, then take the sample again. Past
+        // max_seconds it is what the device gives, kept and reported.
+        if (progress.wall_s < rule.max_seconds) {
+          ++discarded;
+          std::this_thread::sleep_for(std::chrono::duration<double>(options.throttle_backoff_s));
+          continue;
+        }
+        ++throttled_kept;
+      }
+      if (mhz) clocks.push_back(*mhz);
+    }
+    m.samples_ms.push_back(batch_ms / m.launches_per_sample);
+    progress.timed_s += batch_ms * 1e-3;
+  } while (!stop.done(progress));
+  m.stop_reason = stop.reason(progress);
   m.stats = summarize(m.samples_ms);
+  m.noise_warning = stop.noise_warning(m.samples_ms);
+  if (throttled_kept > 0)
+    m.noise_warning +=
+        fmt::format("{}{} samples below {:.0f} % of the default SM clock kept (out of time)",
+                    m.noise_warning.empty() ? "" : "; ", throttled_kept, 100 * kThrottleFraction);
+  m.guard_timeouts = sample_clock->guard_timeouts();
+  if (monitor) {
+    m.discarded_samples = discarded;
+    if (!clocks.empty())
+      m.sm_clock_mhz =
+          std::accumulate(clocks.begin(), clocks.end(), 0.0) / static_cast<double>(clocks.size());
+    m.temperature_c = monitor->temperature_c();
+    m.power_w = monitor->power_w();
+  }
 
   Verification last = workload.verify();
   if (!last.passed || last.max_rel_err > m.verification.max_rel_err) m.verification = last;
   return m;
+}
+
+void add_measurement_fields(Record& r, const Measurement& m) {
+  r["measure"] = std::string(measure_mode_name(m.mode));
+  r["launches_per_sample"] = m.launches_per_sample;
+  r["noise_warning"] = m.noise_warning;
+  if (m.guard_timeouts) r["guard_timeouts"] = *m.guard_timeouts;
+  if (m.discarded_samples) r["discarded_samples"] = *m.discarded_samples;
+  if (m.sm_clock_mhz) r["sm_clock_mhz"] = *m.sm_clock_mhz;
+  if (m.temperature_c) r["gpu_temp_c"] = *m.temperature_c;
+  if (m.power_w) r["gpu_power_w"] = *m.power_w;
 }
 
 }  // namespace runner

@@ -9,9 +9,18 @@ class App;
 namespace runner::cli {
 
 struct RunArguments {
-  std::string config, out, shard;
-  bool dry_run = false, resume = false, force_mix = false, quiet = false;
+  std::string config, out, shard, calibration_dir;
+  bool dry_run = false, resume = false, force_mix = false, quiet = false, no_calibrate = false;
 };
+
+struct CalibrateArguments {
+  std::string out;  // empty: default_calibration_dir()
+  bool gpu_only = false, cpu_only = false;
+};
+
+// `runner calibrate`: measures the ceilings of this machine (runner/calibration.hpp), writes one
+// file per device into the calibration folder and prints them; returns the exit code.
+int calibrate_command(const CalibrateArguments& args);
 
 // `runner CONFIG`: expands, runs and records a matrix; returns the exit code.
 int run_command(const RunArguments& args);

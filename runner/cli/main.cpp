@@ -15,6 +15,7 @@
 #include <spdlog/spdlog.h>
 
 #include "runner/build_info.hpp"
+#include "runner/calibration.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/config.hpp"
 #include "runner/environment.hpp"
@@ -93,6 +94,9 @@ int run_command(const RunArguments& args) {
   options.resume = args.resume;
   options.force_mix = args.force_mix;
   options.progress = !args.quiet && isatty(STDERR_FILENO);
+  options.calibration_dir =
+      args.calibration_dir.empty() ? default_calibration_dir() : std::filesystem::path(args.calibration_dir);
+  options.calibrate = !args.no_calibrate;
   install_interrupt_handlers();
   spdlog::info("{}: {} points{} -> {}", spec.experiment, points.size(),
                shard_label.empty() ? "" : " in shard " + shard_label, options.out_dir.string());
@@ -161,6 +165,18 @@ int main(int argc, char** argv) {
   run->add_flag("--force-mix", run_args.force_mix, "With --resume: accept records of another config, build or device");
   run->add_option("--shard", run_args.shard, "Run only the I-th of N cost-balanced slices (I/N, 0-based) into OUT/shards/I.*");
   run->add_flag("-q,--quiet", run_args.quiet, "No progress line");
+  run->add_option("--calibration-dir", run_args.calibration_dir,
+                  "Measured ceilings of the devices (default $RUNNER_CALIBRATION_DIR or results/calibration)");
+  run->add_flag("--no-calibrate", run_args.no_calibrate,
+                "Do not measure missing ceilings first (records then lack pct_peak_*)");
+
+  CalibrateArguments calibrate_args;
+  auto* calibrate = app.add_subcommand(
+      "calibrate", "Measure this machine's ceilings (copy bandwidth, FMA peak, cuBLAS / OpenBLAS GEMM) for pct_peak_*");
+  calibrate->add_option("--out", calibrate_args.out,
+                        "Folder of the calibration files (default $RUNNER_CALIBRATION_DIR or results/calibration)");
+  auto* gpu_only = calibrate->add_flag("--gpu-only", calibrate_args.gpu_only, "Only the GPU");
+  calibrate->add_flag("--cpu-only", calibrate_args.cpu_only, "Only the CPU")->excludes(gpu_only);
 
   std::string validate_config;
   auto* validate = app.add_subcommand("validate", "Check a config and print its number of points");
@@ -197,6 +213,10 @@ int main(int argc, char** argv) {
     if (*run) {
       pin_openmp_threads_by_default(argv);
       return run_command(run_args);
+    }
+    if (*calibrate) {
+      pin_openmp_threads_by_default(argv);  // the CPU ceilings under the binding runs get
+      return calibrate_command(calibrate_args);
     }
     if (*validate) return validate_command(validate_config);
     if (*list) return list_command();

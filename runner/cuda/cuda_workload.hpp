@@ -7,6 +7,7 @@
 
 #include "runner/cuda/cuda_check.hpp"
 #include "runner/cuda/event_clock.hpp"
+#include "runner/cuda/l2_flush.hpp"
 #include "runner/errors.hpp"
 #include "runner/point.hpp"
 #include "runner/workload.hpp"
@@ -27,6 +28,16 @@ class CudaWorkload : public Workload {
     }
   }
   std::unique_ptr<SampleClock> make_clock() override { return std::make_unique<EventClock>(stream_); }
+  std::unique_ptr<SampleClock> make_sample_clock() override {
+    return std::make_unique<EventClock>(
+        stream_, launch_guard_enabled() ? EventClock::Guard::launch_guard : EventClock::Guard::none);
+  }
+  // Cold: the L2 flushed on the stream, after the poisoning (which would otherwise leave the
+  // output in the L2) and before the clock starts.
+  MeasureMode prepare_sample(MeasureMode mode) override {
+    if (mode == MeasureMode::cold) flush_l2(stream_);
+    return mode;
+  }
   nlohmann::json extra_fields() const override { return {{"h2d_ms", h2d_ms_}, {"d2h_ms", d2h_ms_}}; }
 
  protected:

@@ -24,6 +24,8 @@ const GpuInfo& gpu_info() {
     g.present = true;
     g.device = 0;
     g.name = p.name;
+    char bus_id[32] = {};
+    if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, 0) == cudaSuccess) g.pci_bus_id = bus_id;
     g.sm_count = p.multiProcessorCount;
     g.compute_major = p.major;
     g.compute_minor = p.minor;

@@ -131,8 +131,10 @@ TEST(Config, DefaultsOfAMinimalConfig) {
   EXPECT_EQ(spec.repeat.warmup, 2);
   EXPECT_EQ(spec.repeat.min_samples, 5);
   EXPECT_EQ(spec.repeat.max_samples, 100);
-  EXPECT_DOUBLE_EQ(spec.repeat.target_rsd, 0.02);
+  EXPECT_DOUBLE_EQ(spec.repeat.target_rsd, 0.005);
+  EXPECT_DOUBLE_EQ(spec.repeat.min_seconds, 0.05);
   EXPECT_DOUBLE_EQ(spec.repeat.max_seconds, 2.0);
+  EXPECT_FALSE(spec.measure.has_value());
   EXPECT_FALSE(spec.baseline.has_value());
   EXPECT_FALSE(spec.slurm.has_value());
   EXPECT_EQ(spec.seed, 42u);

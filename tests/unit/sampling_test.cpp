@@ -1,113 +1,86 @@
 // StoppingRule and measure(): how many samples a point gets, and the order of poison, run, verify.
+// The modes (cold, hot batches) are in measure_test.cpp.
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "runner/sampling.hpp"
+#include "tests/unit/scripted_measure.hpp"
 
 namespace runner {
 namespace {
 
+// min_seconds is 0 here: its tests are in measure_test.cpp.
 SamplingRule rule(int min_samples, int max_samples, double target_rsd, double max_seconds, int warmup = 2) {
   SamplingRule r;
   r.warmup = warmup;
   r.min_samples = min_samples;
   r.max_samples = max_samples;
   r.target_rsd = target_rsd;
+  r.min_seconds = 0;
   r.max_seconds = max_seconds;
   return r;
 }
 
+// Progress after `samples`, `wall_s` seconds into sampling.
+SamplingProgress at(const std::vector<double>& samples, double wall_s) {
+  return SamplingProgress{samples, 1e-3 * static_cast<double>(samples.size()), wall_s};
+}
+
 const std::vector<double> kSteady(5, 1.0);
 const std::vector<double> kNoisy = {1.0, 2.0, 1.0, 2.0, 1.0};  // rsd ≈ 0.39
+const std::vector<double> kFourSteady(4, 1.0);
 
 TEST(StoppingRule, NeverBeforeMinSamples) {
   const StoppingRule stop(rule(5, 100, 0.02, 2.0));
-  EXPECT_FALSE(stop.done({1.0, 1.0, 1.0, 1.0}, 0.0));
-  EXPECT_FALSE(stop.done({1.0, 1.0, 1.0, 1.0}, 100.0));  // not even when out of time
+  EXPECT_FALSE(stop.done(at(kFourSteady, 0.0)));
+  EXPECT_FALSE(stop.done(at(kFourSteady, 100.0)));  // not even when out of time
 }
 
 TEST(StoppingRule, StopsOnceTheRsdIsLowEnough) {
   const StoppingRule stop(rule(5, 100, 0.02, 2.0));
-  EXPECT_TRUE(stop.done(kSteady, 0.1));
-  EXPECT_STREQ(stop.reason(kSteady, 0.1), "rsd");
-  EXPECT_FALSE(stop.done(kNoisy, 0.1));
+  EXPECT_TRUE(stop.done(at(kSteady, 0.1)));
+  EXPECT_STREQ(stop.reason(at(kSteady, 0.1)), "rsd");
+  EXPECT_FALSE(stop.done(at(kNoisy, 0.1)));
 }
 
 TEST(StoppingRule, StopsWhenOutOfTime) {
   const StoppingRule stop(rule(5, 100, 0.02, 2.0));
-  EXPECT_FALSE(stop.done(kNoisy, 1.99));
-  EXPECT_TRUE(stop.done(kNoisy, 2.0));
-  EXPECT_STREQ(stop.reason(kNoisy, 2.0), "time");
+  EXPECT_FALSE(stop.done(at(kNoisy, 1.99)));
+  EXPECT_TRUE(stop.done(at(kNoisy, 2.0)));
+  EXPECT_STREQ(stop.reason(at(kNoisy, 2.0)), "time");
 }
 
 TEST(StoppingRule, StopsAtMaxSamples) {
   const StoppingRule stop(rule(5, 8, 0.02, 2.0));
   const std::vector<double> seven = {1, 2, 1, 2, 1, 2, 1}, eight = {1, 2, 1, 2, 1, 2, 1, 2};
-  EXPECT_FALSE(stop.done(seven, 0.5));
-  EXPECT_TRUE(stop.done(eight, 0.5));
-  EXPECT_STREQ(stop.reason(eight, 0.5), "max_samples");
+  EXPECT_FALSE(stop.done(at(seven, 0.5)));
+  EXPECT_TRUE(stop.done(at(eight, 0.5)));
+  EXPECT_STREQ(stop.reason(at(eight, 0.5)), "max_samples");
 }
 
 TEST(StoppingRule, MaxSamplesEqualToMinSamplesIsAFixedCount) {
   const StoppingRule stop(rule(3, 3, 0.0, 1000.0));
-  EXPECT_FALSE(stop.done({1.0, 5.0}, 0.0));
-  EXPECT_TRUE(stop.done({1.0, 5.0, 9.0}, 0.0));
+  const std::vector<double> two = {1.0, 5.0}, three = {1.0, 5.0, 9.0};
+  EXPECT_FALSE(stop.done(at(two, 0.0)));
+  EXPECT_TRUE(stop.done(at(three, 0.0)));
 }
 
-// A clock that reads back a scripted list of durations, one per stop_ms().
-class ScriptedClock final : public SampleClock {
- public:
-  explicit ScriptedClock(std::vector<double> times, std::string* log) : times_(std::move(times)), log_(log) {}
-  void start() override { *log_ += "S"; }
-  double stop_ms() override {
-    *log_ += "T";
-    const double t = next_ < times_.size() ? times_[next_] : 1.0;
-    ++next_;
-    return t;
-  }
+using testing::ScriptedWorkload;
 
- private:
-  std::vector<double> times_;
-  std::size_t next_ = 0;
-  std::string* log_;
-};
-
-// Records every call in order: P poison, S start, R run, T stop, V verify. Fails verification from
-// run number `wrong_from` on (1-based; 0: never).
-class ScriptedWorkload final : public Workload {
- public:
-  ScriptedWorkload(std::vector<double> times, int wrong_from) : times_(std::move(times)), wrong_from_(wrong_from) {}
-  void poison_output() override { log += "P"; }
-  void run() override {
-    log += "R";
-    ++runs;
-  }
-  Verification verify() override {
-    log += "V";
-    Verification v;
-    v.tolerance = 1e-6;
-    v.passed = wrong_from_ == 0 || runs < wrong_from_;
-    v.max_rel_err = v.passed ? 1e-9 * runs : 0.5;
-    if (!v.passed) v.message = "wrong";
-    return v;
-  }
-  std::unique_ptr<SampleClock> make_clock() override { return std::make_unique<ScriptedClock>(times_, &log); }
-
-  std::string log;
-  int runs = 0;
-
- private:
-  std::vector<double> times_;
-  int wrong_from_;
-};
+// Cold samples: one execution each, on caches flushed after the poisoning.
+MeasureOptions cold() {
+  MeasureOptions o;
+  o.mode = MeasureMode::cold;
+  return o;
+}
 
 TEST(Measure, OrderOfPoisonRunVerify) {
   // First run verified, one more warm-up run, then three samples, then a last check.
   ScriptedWorkload w({9.0, 9.0, 3.0, 1.0, 2.0}, 0);
-  const Measurement m = measure(w, rule(3, 3, 0.0, 100.0, 2));
-  EXPECT_EQ(w.log, "PSRTV" "SRT" "PSRT" "PSRT" "PSRT" "V");
+  const Measurement m = measure(w, rule(3, 3, 0.0, 100.0, 2), cold());
+  EXPECT_EQ(w.log, "PSRTV" "SRT" "PFSRT" "PFSRT" "PFSRT" "V");
   EXPECT_EQ(w.runs, 5);
   EXPECT_EQ(m.samples_ms, (std::vector<double>{3.0, 1.0, 2.0}));  // warm-ups are not samples
   EXPECT_EQ(m.stats.samples, 3);
@@ -119,8 +92,8 @@ TEST(Measure, OrderOfPoisonRunVerify) {
 
 TEST(Measure, NoWarmupBeyondTheVerifiedRun) {
   ScriptedWorkload w({}, 0);
-  measure(w, rule(1, 1, 0.0, 100.0, 0));
-  EXPECT_EQ(w.log, "PSRTV" "PSRT" "V");
+  measure(w, rule(1, 1, 0.0, 100.0, 0), cold());
+  EXPECT_EQ(w.log, "PSRTV" "PFSRT" "V");
 }
 
 TEST(Measure, AWrongFirstResultEndsThePointBeforeAnySample) {

@@ -1,0 +1,40 @@
+#pragma once
+// The measured ceilings of a run (runner/calibration.hpp) applied to its records:
+//   pct_peak_bw         gbps in % of the measured copy bandwidth: cudaMemcpy device to device for
+//                       CUDA points, the stream-like copy at the point's thread count for CPU ones
+//   pct_peak_flops      gflops in % of the measured arithmetic ceiling of the point's dtype:
+//                       CUDA: the FMA peak of FP32 / FP64 (the TF32 cuBLAS figure for a variant
+//                       whose precision is tf32); CPU: OpenBLAS SGEMM / DGEMM at its thread count
+//   pct_theoretical_bw  gbps in % of memory clock × bus width × 2 (CUDA points; not measured)
+// A ceiling is a figure, not a law: a kernel that beats cuBLAS's copy, or a CPU kernel at a size
+// where OpenBLAS does better than at the calibrated one, shows more than 100 %.
+#include <map>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "runner/record.hpp"
+#include "runner/registry.hpp"
+
+namespace runner {
+
+// Linear in the thread count between calibrated counts, the nearest one outside them; 0 for an
+// empty table. `table` is sorted by thread count.
+double at_threads(const std::vector<std::pair<int, double>>& table, double threads);
+
+class Ceilings {
+ public:
+  Ceilings() = default;
+  // From calibration_for_run()'s document; what is missing in it is simply not applied.
+  explicit Ceilings(const nlohmann::json& calibration);
+  // Adds the pct fields to an ok record that has gbps / gflops, when the ceiling is known.
+  void apply(Record& r, const Registry& registry) const;
+
+ private:
+  std::map<std::string, double> gpu_;  // copy_gbps, fp32_fma_gflops, ... (runner/calibration.cpp)
+  double theoretical_bw_gbps_ = 0;
+  std::vector<std::pair<int, double>> cpu_copy_gbps_, cpu_sgemm_gflops_, cpu_dgemm_gflops_;
+};
+
+}  // namespace runner
