@@ -72,14 +72,19 @@ bool measure_in_child(const std::filesystem::path& gpu_file, const std::filesyst
     return false;
   }
   if (pid == 0) {
+    // Each device on its own: a GPU that cannot be calibrated leaves the CPU's figures standing.
     int code = 0;
-    try {
-      if (!gpu_file.empty()) write_file_atomically(gpu_file, calibrate_gpu().dump(2) + "\n");
-      if (!cpu_file.empty()) write_file_atomically(cpu_file, calibrate_cpu(cores).dump(2) + "\n");
-    } catch (const std::exception& e) {
-      fmt::print(stderr, "warning: calibration failed: {}\n", e.what());
-      code = 1;
-    }
+    auto measure_one = [&](const std::filesystem::path& file, auto&& calibrate) {
+      if (file.empty()) return;
+      try {
+        write_file_atomically(file, calibrate().dump(2) + "\n");
+      } catch (const std::exception& e) {
+        fmt::print(stderr, "warning: calibration failed: {}\n", e.what());
+        code = 1;
+      }
+    };
+    measure_one(gpu_file, [] { return calibrate_gpu(); });
+    measure_one(cpu_file, [&] { return calibrate_cpu(cores); });
     std::fflush(stderr);
     ::_exit(code);
   }
@@ -270,7 +275,8 @@ nlohmann::ordered_json calibration_for_run(const std::filesystem::path& dir,
                                                                 : "the CPU",
                    dir.string());
       if (!measure_in_child(measure_gpu, measure_cpu, cores))
-        spdlog::warn("no calibration: records get no pct_peak_bw / pct_peak_flops");
+        spdlog::warn(
+            "calibration incomplete: records of a device without ceilings get no pct_peak_*");
     }
   }
   if (!gpu_file.empty()) out["gpu"] = read_calibration(gpu_file);

@@ -168,7 +168,7 @@ int main(int argc, char** argv) {
   run->add_option("--calibration-dir", run_args.calibration_dir,
                   "Measured ceilings of the devices (default $RUNNER_CALIBRATION_DIR or results/calibration)");
   run->add_flag("--no-calibrate", run_args.no_calibrate,
-                "Do not measure missing ceilings first (records then lack pct_peak_*)");
+                "Use only ceilings already stored; never measure missing ones first (their records lack pct_peak_*)");
 
   CalibrateArguments calibrate_args;
   auto* calibrate = app.add_subcommand(
