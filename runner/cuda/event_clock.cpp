@@ -17,15 +17,19 @@ EventClock::~EventClock() {
 }
 
 void EventClock::start() {
-  if (guard_) guard_->hold(stream_);
+  if (guard_ && launch_guard_enabled()) guard_->hold(stream_);
   RUNNER_CUDA_CHECK(cudaEventRecord(start_, stream_));
 }
 
 double EventClock::stop_ms() {
   RUNNER_CUDA_CHECK(cudaEventRecord(stop_, stream_));
-  if (guard_) guard_->release();
+  const bool guarded = guard_ && guard_->held();
+  if (guarded) guard_->release();
   RUNNER_CUDA_CHECK(cudaEventSynchronize(stop_));
-  if (guard_ && guard_->timed_out()) ++guard_timeouts_;
+  if (guarded && guard_->timed_out()) {
+    ++guard_timeouts_;
+    disable_launch_guard();
+  }
   float ms = 0;
   RUNNER_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
   return ms;

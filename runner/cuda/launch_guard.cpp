@@ -8,12 +8,21 @@
 
 namespace runner::cuda {
 
-bool launch_guard_enabled() {
-  static const bool enabled = [] {
+namespace {
+bool& guard_enabled() {
+  static bool enabled = [] {
     const char* v = std::getenv("RUNNER_LAUNCH_GUARD");
     return !(v && (std::string_view(v) == "off" || std::string_view(v) == "0"));
   }();
   return enabled;
+}
+}  // namespace
+
+bool launch_guard_enabled() {
+  return guard_enabled();
+}
+void disable_launch_guard() {
+  guard_enabled() = false;
 }
 
 LaunchGuard::LaunchGuard() {

@@ -19,9 +19,12 @@ namespace runner::cuda {
 // Seconds the guard kernel waits for release() before it lets the stream go on.
 constexpr double kLaunchGuardTimeoutSeconds = 1.0;
 
-// False when RUNNER_LAUNCH_GUARD=off (or 0): for tools that run every launch to completion
-// before it returns to the host (Nsight Compute), under which a guard could only time out.
+// False when RUNNER_LAUNCH_GUARD=off (or 0), or once a guard has timed out in this process: tools
+// that run every launch to completion before it returns to the host (Nsight Compute, possibly
+// compute-sanitizer) leave a guard nothing to do but wait out its timeout, so the first timeout
+// turns guarding off for the rest of the process (1 s lost once, and counted in the record).
 bool launch_guard_enabled();
+void disable_launch_guard();
 
 // Enqueues the spinning kernel (runner/cuda/launch_guard_kernel.cu). `release` and `timed_out`
 // are device pointers of mapped host memory.
