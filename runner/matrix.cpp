@@ -222,17 +222,22 @@ class Expander {
       fail(sweep.where, "this sweep expands to no point (no variant supports the listed dtypes?)");
   }
 
-  void apply_excludes() {
+  // Whether an exclude entry matches the point: every axis it lists has one of its values.
+  bool excluded(const Point& p) const {
     for (const auto& ex : spec_.excludes) {
-      std::erase_if(points_, [&](const Point& p) {
-        for (const auto& [axis, values] : ex.axes) {
-          bool any = false;
-          for (const auto& lv : values) any = any || has_value(p, axis, lv.value);
-          if (!any) return false;
-        }
-        return true;
-      });
+      bool all = true;
+      for (const auto& [axis, values] : ex.axes) {
+        bool any = false;
+        for (const auto& lv : values) any = any || has_value(p, axis, lv.value);
+        all = all && any;
+      }
+      if (all) return true;
     }
+    return false;
+  }
+
+  void apply_excludes() {
+    std::erase_if(points_, [&](const Point& p) { return excluded(p); });
     if (points_.empty()) fail(Location{1, 1}, "the sweeps less the excluded points leave nothing to run");
   }
 
@@ -265,6 +270,9 @@ class Expander {
         if (val) assign(base, a, val->value);
       }
       base.is_baseline = true;
+      // Excludes apply to baselines too: a config can keep a slow baseline off the large problems
+      // (their points then have no speedup).
+      if (excluded(base)) continue;
       extra.push_back(std::move(base));
     }
     if (!any_kernel) {
