@@ -209,7 +209,10 @@ WorkerProcess::Outcome WorkerProcess::run(std::size_t index, double timeout_s, d
       return out;
     }
     if (!line) {
-      out.kind = Outcome::crashed;
+      // A worker that ends once a stop was forwarded was stopped, not crashed: a terminal's Ctrl-C
+      // reaches it as well as the forwarded SIGTERM, and a SIGINT after another signal exits at
+      // once with 130 (interrupt.hpp). Its point is left for --resume instead of recorded failed.
+      out.kind = forwarded_stop_ ? Outcome::interrupted : Outcome::crashed;
       out.cause = reap();
       return out;
     }
