@@ -87,6 +87,24 @@ TEST(Cli, ShippedConfigsDryRun) {
   }
 }
 
+TEST(Cli, ExamplesOfTheConfigurationReferenceValidate) {
+  // Complete examples (those that start with the schema comment) must stay true to the binary.
+  const std::string doc = read_text(source_dir() / "docs" / "configuration.md");
+  const std::string fence = "```yaml\n";
+  int examples = 0;
+  for (std::size_t at = doc.find(fence); at != std::string::npos; at = doc.find(fence, at + 1)) {
+    const std::size_t begin = at + fence.size(), end = doc.find("```", begin);
+    const std::string yaml = doc.substr(begin, end - begin);
+    if (!yaml.starts_with("# yaml-language-server: $schema=schema.json")) continue;
+    ++examples;
+    TempDir dir;
+    write_text(dir / "example.yaml", yaml);
+    const ProcessResult r = run_runner({"validate", (dir / "example.yaml").string()});
+    EXPECT_EQ(r.exit_code, 0) << yaml << r.err;
+  }
+  EXPECT_GE(examples, 3);
+}
+
 TEST(Cli, DryRunPrintsThePointsAndWritesNothing) {
   TempDir dir;
   write_text(dir / "c.yaml", R"(experiment: dry

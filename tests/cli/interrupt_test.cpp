@@ -22,13 +22,14 @@ namespace {
 
 using runner::testing::TempDir;
 
-// 20 points of roughly 20-100 ms each: long enough to interrupt in the middle.
+// 20 points of 10-200 ms each on a laptop core: long enough to interrupt in the middle, even on a
+// fast host that polls the records file late.
 const char* const kInterruptible = R"(experiment: interruptible
 kernel: gemm
 repeat: {warmup: 1, min_samples: 10, max_samples: 10}
 baseline: omp_serial
 sweeps:
-  - {variant: [omp_naive, omp_blocked], size: [64, 80, 96, 112], threads: [1, 2]}
+  - {variant: [omp_naive, omp_blocked], size: [96, 128, 160, 192], threads: [1, 2]}
 )";
 constexpr std::size_t kInterruptiblePoints = 20;
 
@@ -186,22 +187,26 @@ TEST(KillDashNine, RandomMomentsLoseNoFinishedRecord) {
   const auto expected = dry_run_ids(config);
   ASSERT_EQ(expected.size(), 160u);
 
-  // How long an uninterrupted run takes sets the range of the random kill moments.
+  // An uninterrupted run: the reference point set, and the time a point takes.
   const auto reference = dir / "reference";
   const ProcessResult full = run_runner({config.string(), "--out", reference.string(), "-q"}, 120);
   ASSERT_EQ(full.exit_code, 0) << full.err;
   const auto reference_ids = recorded_ids(reference / "records.jsonl");
   EXPECT_EQ(std::set<std::string>(reference_ids.begin(), reference_ids.end()), expected);
+  const double per_point_s = full.seconds / static_cast<double>(expected.size());
 
   ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
   const unsigned seed = std::random_device{}();
   std::mt19937 random(seed);
-  // Up to a twelfth of a full run: 24 trials then leave points to run in most of them, and the
-  // kills land in every phase: start-up, resuming (the kept records are rewritten), between and
-  // inside points, and writing the manifest.
-  std::uniform_real_distribution<double> moment(0.0, full.seconds / 12);
   SCOPED_TRACE("seed " + std::to_string(seed) + ", full run " + std::to_string(full.seconds) + " s");
 
+  // Each trial resumes the run and kills it at a random moment: every fourth trial within its first
+  // 50 ms (start-up, the kept records being rewritten), the others once 1 to 4 more records have
+  // appeared plus up to two points' time (between and inside points, records and CSV being
+  // written). Waiting for records, not for a fixed time, keeps the kills inside the run however
+  // loaded the machine is.
+  std::uniform_real_distribution<double> early(0.0, 0.05), late(0.0, 2 * per_point_s);
+  std::uniform_int_distribution<std::size_t> more(1, 4);
   const auto out = dir / "out";
   std::set<std::string> finished;
   constexpr int kTrials = 24;
@@ -212,7 +217,12 @@ TEST(KillDashNine, RandomMomentsLoseNoFinishedRecord) {
     if (trial > 0) argv.push_back("--resume");
     {
       ChildProcess child(argv, dir.path());
-      std::this_thread::sleep_for(std::chrono::duration<double>(moment(random)));
+      if (trial % 4 == 0) {
+        std::this_thread::sleep_for(std::chrono::duration<double>(early(random)));
+      } else {
+        wait_for_records(out / "records.jsonl", finished.size() + more(random), child, 60);
+        std::this_thread::sleep_for(std::chrono::duration<double>(late(random)));
+      }
       if (child.running()) ++killed_alive;
       child.signal(SIGKILL);
       const ProcessResult r = child.wait(30);
@@ -229,6 +239,7 @@ TEST(KillDashNine, RandomMomentsLoseNoFinishedRecord) {
   std::printf("kill -9: %d trials, %d hit a running process; records after each:%s\n", kTrials, killed_alive,
               progress.c_str());
   EXPECT_GE(killed_alive, 20) << "too few kills hit a running process to mean anything";
+  EXPECT_LT(finished.size(), expected.size()) << "the trials ran out of points to interrupt";
   ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 0), 0);
 
   const ProcessResult last = run_runner({config.string(), "--out", out.string(), "--resume", "-q"}, 120);

@@ -1,5 +1,6 @@
-// Exit codes and statuses of whole runs: a failed point (exit 1), a point too large for the host
-// (skipped, exit 0), and --resume against a changed config (refused unless --force-mix).
+// Exit codes and statuses of whole runs: a failed point (exit 1: a timeout, a crash), a point too
+// large for the host (skipped, exit 0), and --resume against a changed config (refused unless
+// --force-mix).
 #include <gtest/gtest.h>
 
 #include "tests/cli/child_process.hpp"
@@ -34,6 +35,36 @@ sweeps:
   EXPECT_EQ(csv.at(1, "status"), "ok");
   EXPECT_EQ(read_json(dir / "out" / "manifest.json")["state"], "complete");
   EXPECT_NE(r.out.find("1 failed"), std::string::npos) << r.out;
+}
+
+TEST(RunOutcome, APointThatCrashesFailsAloneAndTheRunExitsWith1) {
+  // The test-only fault kernel (registered when RUNNER_FAULT_INJECTION=1): a segfault and an
+  // abort cost their own points; the points after them still run in a fresh worker.
+  TempDir dir;
+  write_text(dir / "config.yaml", R"(experiment: crashes
+kernel: fault
+repeat: {warmup: 0, min_samples: 1, max_samples: 1}
+sweeps:
+  - variant: [host_segfault, host_ok, host_abort, host_ok]
+)");
+  const ProcessResult r = run_runner({(dir / "config.yaml").string(), "--out", (dir / "out").string(), "-q"}, 60,
+                                     {.env = {{"RUNNER_FAULT_INJECTION", "1"}}});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  const CsvTable csv = parse_csv(read_text(dir / "out" / "records.csv"));
+  ASSERT_EQ(csv.rows.size(), 3u);  // host_ok twice is one point
+  EXPECT_EQ(csv.at(0, "variant"), "host_segfault");
+  EXPECT_EQ(csv.at(0, "status"), "failed");
+  EXPECT_NE(csv.at(0, "message").find("SIGSEGV"), std::string::npos) << csv.at(0, "message");
+  EXPECT_EQ(csv.at(1, "variant"), "host_ok");
+  EXPECT_EQ(csv.at(1, "status"), "ok");
+  EXPECT_EQ(csv.at(2, "variant"), "host_abort");
+  EXPECT_EQ(csv.at(2, "status"), "failed");
+  EXPECT_NE(csv.at(2, "message").find("SIGABRT"), std::string::npos) << csv.at(2, "message");
+  EXPECT_EQ(read_json(dir / "out" / "manifest.json")["state"], "complete");
+  // Without the variable the kernel does not exist: a config error, not a crash.
+  const ProcessResult plain = run_runner({"validate", (dir / "config.yaml").string()});
+  EXPECT_EQ(plain.exit_code, 2);
+  EXPECT_NE(plain.err.find("unknown kernel 'fault'"), std::string::npos) << plain.err;
 }
 
 TEST(RunOutcome, ASizeBeyondHostMemoryIsSkippedNotAConfigError) {

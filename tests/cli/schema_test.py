@@ -35,6 +35,7 @@ ONLY_THE_RUNNER_SEES = {
     "51_baseline_unknown_variant.yaml": "variant names come from the registry",
     "53_exclude_everything.yaml": "needs the expanded matrix",
     "60_no_kernel.yaml": "kernel may be given at the top level or in each sweep",
+    "65_matrix_too_large.yaml": "a bound on the product of list lengths",
 }
 
 FULL_CONFIG = """
@@ -48,7 +49,8 @@ threads: 4
 kernel_size: 5
 grid: 0
 print: false
-repeat: {warmup: 2, min_samples: 5, max_samples: 100, target_rsd: 0.02, max_seconds: 2.0}
+repeat: {warmup: 2, min_samples: 5, max_samples: 100, target_rsd: 0.005, min_seconds: 0.05, max_seconds: 2.0}
+measure: cold
 baseline: {variant: omp_serial, threads: 1}
 verify: {seed: 42}
 timeout_s: 120

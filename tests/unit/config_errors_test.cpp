@@ -107,6 +107,10 @@ const BadConfig kBadConfigs[] = {
      "test.yaml:3:22: repeat.target_rsd must be in [0, 1], got 2"},
     {"RepeatSecondsNotANumber", HEAD "repeat: {max_seconds: .nan}\nsweeps:\n  - size: 8\n",
      "test.yaml:3:23: repeat.max_seconds must be a number, got '.nan'"},
+    {"MeasureUnknown", HEAD "measure: warm\nsweeps:\n  - size: 8\n",
+     "test.yaml:3:10: measure must be cold or hot, got 'warm'"},
+    {"MinSecondsNegative", HEAD "repeat: {min_seconds: -1}\nsweeps:\n  - size: 8\n",
+     "test.yaml:3:23: repeat.min_seconds must be in [0, 86400], got -1"},
     {"TimeoutTooSmall", HEAD "timeout_s: 0\nsweeps:\n  - size: 8\n",
      "test.yaml:3:12: timeout_s must be in [1, 604800], got 0"},
     {"SeedNegative", HEAD "verify: {seed: -1}\nsweeps:\n  - size: 8\n",
@@ -273,6 +277,12 @@ TEST_F(ConfigFileTest, ErrorsNameTheFileAsGiven) {
   const auto file = dir_ / "bad.yaml";
   std::ofstream(file) << "experiment: e\nkernel: gemm\nsweeps:\n  - threads: 0\n";
   EXPECT_EQ(load_error(file), file.string() + ":4:14: threads must be in [1, 4096], got 0");
+}
+
+TEST(ConfigError, LocatedIsOneLineWhateverTheConfigHolds) {
+  EXPECT_EQ(error_of(HEAD "sweeps:\n  - size: 8\n\"thr\\neads\\e[31m\": 1\n"),
+            "test.yaml:5:1: unknown key 'thr\\neads\\x1b[31m' in the config");
+  EXPECT_EQ(ConfigError("a\tb.yaml", 1, 2, "x\ry").located(), "a\\tb.yaml:1:2: x\\ry");
 }
 
 TEST(ConfigError, LocatedWithoutALine) {

@@ -44,7 +44,9 @@ repeat:
   min_samples: 7
   max_samples: 9
   target_rsd: 0.05
+  min_seconds: 0.25
   max_seconds: 1.5
+measure: cold
 baseline: {variant: omp_serial, threads: 1}
 verify: {seed: 1234}
 timeout_s: 30
@@ -85,7 +87,9 @@ slurm:
   EXPECT_EQ(spec.repeat.min_samples, 7);
   EXPECT_EQ(spec.repeat.max_samples, 9);
   EXPECT_DOUBLE_EQ(spec.repeat.target_rsd, 0.05);
+  EXPECT_DOUBLE_EQ(spec.repeat.min_seconds, 0.25);
   EXPECT_DOUBLE_EQ(spec.repeat.max_seconds, 1.5);
+  EXPECT_EQ(spec.measure, MeasureMode::cold);
 
   ASSERT_TRUE(spec.baseline.has_value());
   EXPECT_EQ(spec.baseline->variant, "omp_serial");
@@ -100,7 +104,7 @@ slurm:
   EXPECT_EQ(sweep_count(spec, 0, Axis::size), 2u);
   EXPECT_EQ(std::get<ProblemSize>(sweep_value(spec, 0, Axis::size, 1).value),
             (ProblemSize{128, 128, 128}));
-  EXPECT_EQ(sweep_value(spec, 0, Axis::size, 1).where.line, 21);
+  EXPECT_EQ(sweep_value(spec, 0, Axis::size, 1).where.line, 23);
   EXPECT_EQ(sweep_value(spec, 0, Axis::size, 1).where.column, 16);
   EXPECT_EQ(std::get<std::int64_t>(sweep_value(spec, 0, Axis::threads, 1).value), 2);
 
