@@ -12,6 +12,7 @@
 #include <algorithm>
 
 #include "kernels/common/cpu_workload.hpp"
+#include "kernels/common/openblas_pool.hpp"
 #include "kernels/gemm/gemm_problem.hpp"
 #include "runner/verification.hpp"
 
@@ -125,7 +126,9 @@ template <typename T>
 class OpenBlas final : public CpuGemm<T> {
  public:
   OpenBlas(const Point& point, std::shared_ptr<const Problem> problem)
-      : CpuGemm<T>(point, std::move(problem)), threads_(point.threads.value_or(1)) {}
+      : CpuGemm<T>(point, std::move(problem)), threads_(point.threads.value_or(1)) {
+    start_openblas_pool_unpinned();
+  }
   void run() override {
     openblas_set_num_threads(threads_);
     const auto& p = this->p_;

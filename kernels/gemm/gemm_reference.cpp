@@ -1,5 +1,6 @@
 #include <cblas.h>
 
+#include "kernels/common/openblas_pool.hpp"
 #include "kernels/common/random_fill.hpp"
 #include "kernels/gemm/gemm_problem.hpp"
 #include "runner/dtype.hpp"
@@ -17,6 +18,7 @@ std::shared_ptr<const Problem> build(const ProblemSize& s, std::uint64_t seed) {
   p->b = HostArray<T>(static_cast<std::size_t>(s.k * s.n));
   fill_uniform<T>(p->a.span(), seed, 0);
   fill_uniform<T>(p->b.span(), seed, 1);
+  start_openblas_pool_unpinned();  // before this process's first BLAS call
   // The reference multiplies exactly the values the variants see, widened to double.
   std::vector<double> a(p->a.data(), p->a.data() + p->a.size()), b(p->b.data(), p->b.data() + p->b.size());
   p->reference.assign(static_cast<std::size_t>(s.m * s.n), 0.0);

@@ -1,0 +1,12 @@
+#pragma once
+
+namespace runner::kernels {
+
+// Starts OpenBLAS's thread pool, if it is not running yet, with threads free to run on every CPU
+// of the run's OpenMP places. OpenBLAS creates its pthreads from the thread that first needs them
+// and they inherit that thread's affinity; under OMP_PROC_BIND the calling thread is pinned to one
+// core, so without this every OpenBLAS thread would share that core (measured: 2 threads ran no
+// faster than 1). Call before the first BLAS call of a process that will use several threads.
+void start_openblas_pool_unpinned();
+
+}  // namespace runner::kernels
