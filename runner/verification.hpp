@@ -22,7 +22,8 @@ struct Verification {
 double unit_roundoff(Dtype dtype, Precision precision);
 
 // Tolerance for a result that sums `reduction_length` products per element (k for gemm, ks² for
-// conv2d, 1 for data movement, which must be exact: tolerance 0). Rounding errors of a sum of n
+// conv2d; 0 for data movement, which must be exact: tolerance 0). A single product (k = 1) still
+// rounds once, so it gets 8 units of roundoff, not 0. Rounding errors of a sum of n
 // random terms grow like sqrt(n); the factor 8 leaves room for the accumulation order of tiled or
 // vendor code. tf32 error is dominated by the rounding of the inputs and does not grow with n.
 double tolerance_for(Dtype dtype, Precision precision, std::int64_t reduction_length);

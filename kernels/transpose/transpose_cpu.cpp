@@ -23,7 +23,7 @@ class CpuTranspose : public ArrayOutputWorkload<T> {
   CpuTranspose(const Point& point, std::shared_ptr<const Problem> problem)
       : ArrayOutputWorkload<T>(static_cast<std::size_t>(point.size->m * point.size->n),
                                static_cast<const TransposeProblem<T>&>(*problem).reference,
-                               tolerance_for(*point.dtype, Precision::native, 1)),
+                               tolerance_for(*point.dtype, Precision::native, 0)),
         problem_(std::move(problem)),
         p_(static_cast<const TransposeProblem<T>&>(*problem_)) {}
 

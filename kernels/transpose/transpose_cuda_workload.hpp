@@ -77,7 +77,7 @@ class CudaTranspose : public cuda::CudaWorkload {
   Verification verify() override {
     d2h_ms_ = time_copy([&] { out_.copy_to_host(host_out_.span(), stream()); });
     synchronize();
-    // Data movement is exact: tolerance 0 (tolerance_for with a reduction length of 1).
+    // Data movement is exact: tolerance 0 (tolerance_for with a reduction length of 0).
     return compare_with_reference<T>(host_out_.span(), expected_, 0.0);
   }
 

@@ -16,7 +16,7 @@ KernelInfo make_transpose_kernel() {
   k.dtypes = {Dtype::f32, Dtype::f64};
   k.flops = [](const Point&) { return 0.0; };
   k.bytes = bytes;
-  k.reduction_length = [](const Point&) -> std::int64_t { return 1; };
+  k.reduction_length = [](const Point&) -> std::int64_t { return 0; };
   k.make_problem = make_problem;
   k.ceiling_variant = "copy";
   k.variants = {

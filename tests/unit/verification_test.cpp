@@ -67,7 +67,8 @@ TEST(Compare, AllZeroReferenceUsesTheAbsoluteError) {
 }
 
 TEST(Compare, NaNFailsWithItsCount) {
-  const std::vector<float> out = {1.0f, static_cast<float>(kNaN), 3.0f, static_cast<float>(kNaN), 5.0f};
+  const std::vector<float> out = {1.0f, static_cast<float>(kNaN), 3.0f, static_cast<float>(kNaN),
+                                  5.0f};
   const std::vector<double> ref = {1.0, 2.0, 3.0, 4.0, 5.0};
   const Verification v = compare_with_reference<float>(out, ref, 1.0);  // any tolerance
   EXPECT_FALSE(v.passed);
@@ -99,7 +100,8 @@ TEST(Compare, FloatRoundingOfADoubleReferencePassesTheFloatTolerance) {
     ref.push_back(std::sin(0.37 * i) * 3.0);
     out.push_back(static_cast<float>(ref.back()));
   }
-  const Verification v = compare_with_reference<float>(out, ref, tolerance_for(Dtype::f32, Precision::native, 2));
+  const Verification v =
+      compare_with_reference<float>(out, ref, tolerance_for(Dtype::f32, Precision::native, 2));
   EXPECT_TRUE(v.passed) << v.message;
   EXPECT_LE(v.max_rel_err, 0x1p-24);
 }
