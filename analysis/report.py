@@ -157,12 +157,19 @@ def marker_face(g: pd.DataFrame, pts: pd.DataFrame, colour, scatter=False):
 def set_size_ticks(ax, pts: pd.DataFrame) -> None:
     """Put x ticks exactly at the measured sizes, labelled with their dims."""
     ticks = pts.drop_duplicates("size_x").sort_values("size_x")
+    # Sizes closer than 15 % on the log axis (511 and 512, 1000 and 1024) would print their
+    # labels on top of each other: keep a tick at each but label only the first of a cluster.
+    labels, last = [], None
+    for x, label in zip(ticks["size_x"], ticks["size_label"]):
+        close = last is not None and x / last < 1.15
+        labels.append("" if close else label)
+        if not close:
+            last = x
     ax.xaxis.set_major_locator(FixedLocator(ticks["size_x"].tolist()))
     ax.xaxis.set_minor_locator(NullLocator())
-    labels = ticks["size_label"].tolist()
     ax.set_xticklabels(labels)
     # Long labels (non-square sizes) or many ticks would collide: rotate.
-    if len(labels) > 6 or max(len(s) for s in labels) > 5:
+    if len(labels) > 6 or max(len(s) for s in labels) > 5:  # noqa: E501
         plt.setp(ax.get_xticklabels(), rotation=30, ha="right")
     lo, hi = ticks["size_x"].min(), ticks["size_x"].max()
     ax.set_xlim(lo / 1.25, hi * 1.25)
