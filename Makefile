@@ -1,9 +1,11 @@
 # The two commands of README.md. Each does all of its set-up: installs missing Debian packages,
 # configures and builds (scripts/setup.sh), then runs.
 #   make run    runs configs/gemm.yaml (CPU points here; CUDA points too where a GPU is present)
-#   make test   runs the whole test suite (unit, CLI, Slurm, analysis; GPU tests where a GPU is present)
+#   make test   runs the whole test suite (unit, CLI, Slurm, analysis; GPU tests where a GPU is
+#               present), then the unit tests under ASan/UBSan and the config fuzzer (a clang build)
 BUILD_DIR ?= build
 CONFIG ?= configs/gemm.yaml
+FUZZ_SECONDS ?= 60
 export BUILD_DIR
 
 .PHONY: build run test clean
@@ -15,6 +17,7 @@ run: build
 
 test: build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure --timeout 900
+	scripts/sanitize-and-fuzz.sh $(FUZZ_SECONDS)
 
 clean:
-	rm -rf $(BUILD_DIR)
+	rm -rf $(BUILD_DIR) build-check
