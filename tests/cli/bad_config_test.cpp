@@ -19,7 +19,9 @@ namespace {
 
 using runner::testing::TempDir;
 
-std::filesystem::path corpus_dir() { return source_dir() / "tests" / "cli" / "bad_configs"; }
+std::filesystem::path corpus_dir() {
+  return source_dir() / "tests" / "cli" / "bad_configs";
+}
 
 std::vector<std::string> corpus_files() {
   std::vector<std::string> names;
@@ -55,7 +57,8 @@ void expect_refused(const std::filesystem::path& file, const std::string& expect
     ASSERT_EQ(lines.size(), 1u) << r.err;
     EXPECT_TRUE(r.err.ends_with("\n"));
     EXPECT_TRUE(lines[0].starts_with(file.string() + ":")) << lines[0];
-    EXPECT_NE(lines[0].find(expected), std::string::npos) << "expected: " << expected << "\nactual:   " << lines[0];
+    EXPECT_NE(lines[0].find(expected), std::string::npos)
+        << "expected: " << expected << "\nactual:   " << lines[0];
     EXPECT_FALSE(std::filesystem::exists(out));
     // Nothing else appeared either (no default results/ folder).
     EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
@@ -73,7 +76,9 @@ TEST_P(BadConfigFile, IsRefusedWithOneLocatedLine) {
 
 std::string test_name(const std::string& file) {
   std::string name = file.substr(0, file.rfind('.'));
-  std::replace_if(name.begin(), name.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
+  std::replace_if(
+      name.begin(), name.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); },
+      '_');
   return name;
 }
 
@@ -83,7 +88,8 @@ INSTANTIATE_TEST_SUITE_P(Cli, BadConfigFile, ::testing::ValuesIn(corpus_files())
 TEST(BadConfigCorpus, IsLargeAndNumbered) {
   const auto files = corpus_files();
   EXPECT_GE(files.size(), 45u);
-  for (const auto& f : files) EXPECT_TRUE(std::isdigit(static_cast<unsigned char>(f[0])) && f[2] == '_') << f;
+  for (const auto& f : files)
+    EXPECT_TRUE(std::isdigit(static_cast<unsigned char>(f[0])) && f[2] == '_') << f;
 }
 
 TEST(GeneratedBadConfig, ADirectory) {
@@ -100,7 +106,8 @@ TEST(GeneratedBadConfig, AMissingFile) {
 TEST(GeneratedBadConfig, AnEmptyFile) {
   TempDir dir;
   write_text(dir / "empty.yaml", "");
-  expect_refused(dir / "empty.yaml", ":1:1: a config must be a mapping with experiment, kernel and sweeps");
+  expect_refused(dir / "empty.yaml",
+                 ":1:1: a config must be a mapping with experiment, kernel and sweeps");
 }
 
 TEST(GeneratedBadConfig, A100MegabyteFile) {
@@ -110,7 +117,8 @@ TEST(GeneratedBadConfig, A100MegabyteFile) {
   {
     std::string head = "experiment: huge\nkernel: gemm\nsweeps:\n  - size: 8\n";
     std::string chunk;
-    for (int i = 0; i < 1024 * 16; ++i) chunk += "# padding padding padding padding padding padding pad\n";
+    for (int i = 0; i < 1024 * 16; ++i)
+      chunk += "# padding padding padding padding padding padding pad\n";
     std::FILE* f = std::fopen(file.c_str(), "wb");
     ASSERT_NE(f, nullptr);
     std::fwrite(head.data(), 1, head.size(), f);
@@ -123,7 +131,8 @@ TEST(GeneratedBadConfig, A100MegabyteFile) {
 
 TEST(GeneratedBadConfig, NonUtf8BytesAfterAValidStart) {
   TempDir dir;
-  write_text(dir / "latin1.yaml", "experiment: bad\nkernel: gemm\nsweeps:\n  - size: 8\n# na\xefve\n");
+  write_text(dir / "latin1.yaml",
+             "experiment: bad\nkernel: gemm\nsweeps:\n  - size: 8\n# na\xefve\n");
   expect_refused(dir / "latin1.yaml", ":5:5: the file is not valid UTF-8 text");
 }
 

@@ -25,7 +25,8 @@ std::vector<std::filesystem::path> shipped_configs() {
 TEST(Cli, Version) {
   const ProcessResult r = run_runner({"--version"});
   EXPECT_EQ(r.exit_code, 0);
-  EXPECT_TRUE(std::regex_match(r.out, std::regex(R"(runner \d+\.\d+\.\d+ \(git \S+, .+, CUDA .+\)\n)")))
+  EXPECT_TRUE(
+      std::regex_match(r.out, std::regex(R"(runner \d+\.\d+\.\d+ \(git \S+, .+, CUDA .+\)\n)")))
       << r.out;
   EXPECT_EQ(r.err, "");
 }
@@ -35,7 +36,8 @@ TEST(Cli, ListShowsEveryKernelAndVariantOfTheBinary) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto lines = lines_of(r.out);
   ASSERT_GE(lines.size(), 3u);
-  EXPECT_TRUE(std::regex_search(lines[0], std::regex(R"(^kernel +variant +on +available +axes +description$)")))
+  EXPECT_TRUE(std::regex_search(
+      lines[0], std::regex(R"(^kernel +variant +on +available +axes +description$)")))
       << lines[0];
   EXPECT_TRUE(lines.back().starts_with("GPU: ")) << lines.back();
   // The test links the same kernels as the binary: every variant is listed once, CPU ones as
@@ -52,13 +54,16 @@ TEST(Cli, ListShowsEveryKernelAndVariantOfTheBinary) {
         if (kernel != k.name || variant != v.name) continue;
         ++found;
         EXPECT_EQ(on, std::string(backend_name(v.backend))) << line;
-        if (v.backend == Backend::cpu) { EXPECT_EQ(available, "yes") << line; }
-        for (Axis a : k.axes) EXPECT_NE(line.find(std::string(axis_name(a))), std::string::npos) << line;
+        if (v.backend == Backend::cpu) {
+          EXPECT_EQ(available, "yes") << line;
+        }
+        for (Axis a : k.axes)
+          EXPECT_NE(line.find(std::string(axis_name(a))), std::string::npos) << line;
       }
       EXPECT_EQ(found, 1) << k.name << "/" << v.name;
     }
   }
-  EXPECT_GE(variants, 4u);  // at least the CPU gemm variants
+  EXPECT_GE(variants, 4u);                // at least the CPU gemm variants
   EXPECT_EQ(lines.size(), variants + 3);  // header, variants, blank line, GPU line
 }
 
@@ -70,8 +75,10 @@ TEST(Cli, ValidateEveryShippedConfig) {
     EXPECT_EQ(r.exit_code, 0) << file << "\n" << r.err;
     EXPECT_EQ(r.err, "") << file;
     EXPECT_TRUE(std::regex_match(
-        r.out, std::regex(std::regex_replace(file.string(), std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
-                          R"(: ok, experiment '[A-Za-z0-9._-]+', [1-9]\d* points \(\d+ CUDA, \d+ CPU\)\n)")))
+        r.out,
+        std::regex(
+            std::regex_replace(file.string(), std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
+            R"(: ok, experiment '[A-Za-z0-9._-]+', [1-9]\d* points \(\d+ CUDA, \d+ CPU\)\n)")))
         << r.out;
   }
 }
@@ -115,7 +122,8 @@ sweeps:
 )");
   // Run from an empty folder without --out: not even the default results/ folder may appear.
   std::filesystem::create_directories(dir / "cwd");
-  const ProcessResult r = run_runner({(dir / "c.yaml").string(), "--dry-run"}, 30, {.cwd = dir / "cwd"});
+  const ProcessResult r =
+      run_runner({(dir / "c.yaml").string(), "--dry-run"}, 30, {.cwd = dir / "cwd"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "");
   EXPECT_TRUE(std::filesystem::is_empty(dir / "cwd"));
@@ -137,10 +145,13 @@ sweeps:
 
 TEST(Cli, DryRunOfAShard) {
   TempDir dir;
-  write_text(dir / "c.yaml", "experiment: dry\nkernel: gemm\nsweeps:\n  - {variant: omp_blocked, size: [8, 16, 24], threads: [1, 2]}\n");
+  write_text(dir / "c.yaml",
+             "experiment: dry\nkernel: gemm\nsweeps:\n  - {variant: omp_blocked, size: [8, 16, "
+             "24], threads: [1, 2]}\n");
   std::size_t total = 0;
   for (int i = 0; i < 3; ++i) {
-    const ProcessResult r = run_runner({(dir / "c.yaml").string(), "--dry-run", "--shard", std::to_string(i) + "/3"});
+    const ProcessResult r =
+        run_runner({(dir / "c.yaml").string(), "--dry-run", "--shard", std::to_string(i) + "/3"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto lines = lines_of(r.out);
     total += lines.size() - 1;

@@ -37,11 +37,15 @@ int counter() {
 
 }  // namespace
 
-std::string runner_binary() { return RUNNER_BINARY; }
-std::filesystem::path source_dir() { return RUNNER_SOURCE_DIR; }
+std::string runner_binary() {
+  return RUNNER_BINARY;
+}
+std::filesystem::path source_dir() {
+  return RUNNER_SOURCE_DIR;
+}
 
-ChildProcess::ChildProcess(const std::vector<std::string>& argv, const std::filesystem::path& log_dir,
-                           const SpawnOptions& options) {
+ChildProcess::ChildProcess(const std::vector<std::string>& argv,
+                           const std::filesystem::path& log_dir, const SpawnOptions& options) {
   const int n = counter();
   out_file_ = log_dir / ("child" + std::to_string(n) + ".out");
   err_file_ = log_dir / ("child" + std::to_string(n) + ".err");
@@ -98,14 +102,19 @@ ChildProcess::~ChildProcess() {
   }
 }
 
-void ChildProcess::signal(int sig) const { ::kill(pid_, sig); }
-void ChildProcess::signal_group(int sig) const { ::kill(-pid_, sig); }
+void ChildProcess::signal(int sig) const {
+  ::kill(pid_, sig);
+}
+void ChildProcess::signal_group(int sig) const {
+  ::kill(-pid_, sig);
+}
 
 bool ChildProcess::running() {
   if (reaped_) return false;
   siginfo_t info{};
   // WNOWAIT: look without reaping, so that wait() still gets the exit status.
-  if (::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) != 0) return false;
+  if (::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) != 0)
+    return false;
   return info.si_pid == 0;
 }
 
@@ -116,7 +125,8 @@ ProcessResult ChildProcess::wait(double timeout_s) {
   while (true) {
     const pid_t r = ::waitpid(pid_, &status, WNOHANG);
     if (r == pid_) break;
-    if (r < 0 && errno != EINTR) throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
+    if (r < 0 && errno != EINTR)
+      throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
     if (now_s() > deadline) {
       result.timed_out = true;
       ::kill(pid_, SIGKILL);
@@ -137,7 +147,8 @@ ProcessResult ChildProcess::wait(double timeout_s) {
   return result;
 }
 
-ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s, const SpawnOptions& options) {
+ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s,
+                          const SpawnOptions& options) {
   // One folder per test process for the output files, removed when the process ends.
   struct LogDir {
     std::filesystem::path path =
@@ -153,7 +164,8 @@ ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s
   return child.wait(timeout_s);
 }
 
-ProcessResult run_runner(const std::vector<std::string>& args, double timeout_s, const SpawnOptions& options) {
+ProcessResult run_runner(const std::vector<std::string>& args, double timeout_s,
+                         const SpawnOptions& options) {
   std::vector<std::string> argv = {runner_binary()};
   argv.insert(argv.end(), args.begin(), args.end());
   return run_process(argv, timeout_s, options);

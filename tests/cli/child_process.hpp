@@ -16,17 +16,17 @@ std::string runner_binary();
 std::filesystem::path source_dir();
 
 struct ProcessResult {
-  int exit_code = -1;    // -1 when killed by a signal
-  int term_signal = 0;   // the signal that killed it, 0 when it exited
+  int exit_code = -1;   // -1 when killed by a signal
+  int term_signal = 0;  // the signal that killed it, 0 when it exited
   bool timed_out = false;
   double seconds = 0;
   std::string out, err;
 };
 
 struct SpawnOptions {
-  std::filesystem::path cwd;                   // empty: the test's own
-  std::map<std::string, std::string> env;      // added to (or replacing in) the test's environment
-  bool new_process_group = false;              // for signals to the whole group, as a terminal sends
+  std::filesystem::path cwd;               // empty: the test's own
+  std::map<std::string, std::string> env;  // added to (or replacing in) the test's environment
+  bool new_process_group = false;          // for signals to the whole group, as a terminal sends
 };
 
 class ChildProcess {

@@ -49,7 +49,8 @@ std::size_t complete_lines(const std::filesystem::path& file) {
   return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
 }
 
-bool wait_for_records(const std::filesystem::path& jsonl, std::size_t n, ChildProcess& child, double timeout_s) {
+bool wait_for_records(const std::filesystem::path& jsonl, std::size_t n, ChildProcess& child,
+                      double timeout_s) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   while (std::chrono::steady_clock::now() < deadline) {
     if (complete_lines(jsonl) >= n) return true;
@@ -91,12 +92,15 @@ TEST_P(Interrupt, StopsCleanlyAndResumeCompletes) {
     ChildProcess child({runner_binary(), config.string(), "--out", out.string()}, dir.path(),
                        {.new_process_group = true});
     ASSERT_TRUE(wait_for_records(out / "records.jsonl", 1, child, 60)) << "no record appeared";
-    if (sig == SIGINT) child.signal_group(SIGINT);
-    else child.signal(SIGTERM);
+    if (sig == SIGINT)
+      child.signal_group(SIGINT);
+    else
+      child.signal(SIGTERM);
     const ProcessResult r = child.wait(30);
     EXPECT_FALSE(r.timed_out);
     EXPECT_EQ(r.exit_code, 128 + sig) << r.err;
-    EXPECT_NE(r.err.find(sig == SIGINT ? "Interrupted by SIGINT" : "Interrupted by SIGTERM"), std::string::npos)
+    EXPECT_NE(r.err.find(sig == SIGINT ? "Interrupted by SIGINT" : "Interrupted by SIGTERM"),
+              std::string::npos)
         << r.err;
     EXPECT_NE(r.err.find("--resume"), std::string::npos) << r.err;
   }
@@ -108,14 +112,17 @@ TEST_P(Interrupt, StopsCleanlyAndResumeCompletes) {
   EXPECT_EQ(interrupted["records"], before.size());
   EXPECT_EQ(parse_csv(read_text(out / "records.csv")).rows.size(), before.size());
 
-  const ProcessResult resumed = run_runner({config.string(), "--out", out.string(), "--resume", "-q"}, 120);
+  const ProcessResult resumed =
+      run_runner({config.string(), "--out", out.string(), "--resume", "-q"}, 120);
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
-  EXPECT_NE(resumed.err.find("resuming: " + std::to_string(before.size()) + " points already ok"), std::string::npos)
+  EXPECT_NE(resumed.err.find("resuming: " + std::to_string(before.size()) + " points already ok"),
+            std::string::npos)
       << resumed.err;
   const auto after = recorded_ids(out / "records.jsonl");
   EXPECT_EQ(std::set<std::string>(after.begin(), after.end()), expected);
   ASSERT_GE(after.size(), before.size());
-  EXPECT_TRUE(std::equal(before.begin(), before.end(), after.begin())) << "finished records were rewritten";
+  EXPECT_TRUE(std::equal(before.begin(), before.end(), after.begin()))
+      << "finished records were rewritten";
   const nlohmann::json complete = read_json(out / "manifest.json");
   EXPECT_EQ(complete["state"], "complete");
   EXPECT_EQ(complete["records"], kInterruptiblePoints);
@@ -165,7 +172,8 @@ void expect_no_orphans_left(double timeout_s) {
     const auto left = children_of_this_process();
     if (left.empty()) return;
     if (std::chrono::steady_clock::now() > deadline) {
-      ADD_FAILURE() << left.size() << " process(es) outlived the killed runner, e.g. pid " << left.front();
+      ADD_FAILURE() << left.size() << " process(es) outlived the killed runner, e.g. pid "
+                    << left.front();
       for (pid_t p : left) ::kill(p, SIGKILL);
       while (::waitpid(-1, nullptr, 0) > 0) {
       }
@@ -179,8 +187,9 @@ TEST(KillDashNine, RandomMomentsLoseNoFinishedRecord) {
   TempDir dir;
   const auto config = dir / "config.yaml";
   // 160 quick points: each costs little more than its record's fsyncs.
-  std::string yaml = "experiment: killable\nkernel: gemm\nrepeat: {warmup: 0, min_samples: 1, max_samples: 1}\n"
-                     "sweeps:\n  - {variant: [omp_serial, omp_naive], threads: 1, size: [";
+  std::string yaml =
+      "experiment: killable\nkernel: gemm\nrepeat: {warmup: 0, min_samples: 1, max_samples: 1}\n"
+      "sweeps:\n  - {variant: [omp_serial, omp_naive], threads: 1, size: [";
   for (int s = 4; s < 84; ++s) yaml += (s > 4 ? ", " : "") + std::to_string(s);
   yaml += "]}\n";
   write_text(config, yaml);
@@ -198,7 +207,8 @@ TEST(KillDashNine, RandomMomentsLoseNoFinishedRecord) {
   ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
   const unsigned seed = std::random_device{}();
   std::mt19937 random(seed);
-  SCOPED_TRACE("seed " + std::to_string(seed) + ", full run " + std::to_string(full.seconds) + " s");
+  SCOPED_TRACE("seed " + std::to_string(seed) + ", full run " + std::to_string(full.seconds) +
+               " s");
 
   // Each trial resumes the run and kills it at a random moment: every fourth trial within its first
   // 50 ms (start-up, the kept records being rewritten), the others once 1 to 4 more records have
@@ -226,23 +236,27 @@ TEST(KillDashNine, RandomMomentsLoseNoFinishedRecord) {
       if (child.running()) ++killed_alive;
       child.signal(SIGKILL);
       const ProcessResult r = child.wait(30);
-      if (r.term_signal == 0) { EXPECT_EQ(r.exit_code, 0) << r.err; }
+      if (r.term_signal == 0) {
+        EXPECT_EQ(r.exit_code, 0) << r.err;
+      }
     }
     expect_no_orphans_left(5.0);
     const auto ids = recorded_ids(out / "records.jsonl");
     const std::set<std::string> now(ids.begin(), ids.end());
-    for (const auto& id : finished) EXPECT_TRUE(now.count(id)) << "trial " << trial << " lost record " << id;
+    for (const auto& id : finished)
+      EXPECT_TRUE(now.count(id)) << "trial " << trial << " lost record " << id;
     for (const auto& id : now) EXPECT_TRUE(expected.count(id)) << id;
     finished.insert(now.begin(), now.end());
     progress += " " + std::to_string(now.size());
   }
-  std::printf("kill -9: %d trials, %d hit a running process; records after each:%s\n", kTrials, killed_alive,
-              progress.c_str());
+  std::printf("kill -9: %d trials, %d hit a running process; records after each:%s\n", kTrials,
+              killed_alive, progress.c_str());
   EXPECT_GE(killed_alive, 20) << "too few kills hit a running process to mean anything";
   EXPECT_LT(finished.size(), expected.size()) << "the trials ran out of points to interrupt";
   ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 0), 0);
 
-  const ProcessResult last = run_runner({config.string(), "--out", out.string(), "--resume", "-q"}, 120);
+  const ProcessResult last =
+      run_runner({config.string(), "--out", out.string(), "--resume", "-q"}, 120);
   ASSERT_EQ(last.exit_code, 0) << last.err;
   const auto ids = recorded_ids(out / "records.jsonl");
   EXPECT_EQ(ids.size(), expected.size());

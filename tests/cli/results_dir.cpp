@@ -72,8 +72,9 @@ CsvTable parse_csv(const std::string& text) {
   table.header = std::move(records.front());
   for (std::size_t r = 1; r < records.size(); ++r) {
     if (records[r].size() != table.header.size())
-      throw std::runtime_error("CSV: row " + std::to_string(r) + " has " + std::to_string(records[r].size()) +
-                               " cells, the header " + std::to_string(table.header.size()));
+      throw std::runtime_error("CSV: row " + std::to_string(r) + " has " +
+                               std::to_string(records[r].size()) + " cells, the header " +
+                               std::to_string(table.header.size()));
     table.rows.push_back(std::move(records[r]));
   }
   return table;
@@ -110,14 +111,18 @@ JsonlContent read_jsonl_strictly(const std::filesystem::path& file) {
     try {
       content.records.push_back(nlohmann::json::parse(line));
     } catch (const nlohmann::json::exception& e) {
-      throw std::runtime_error(file.string() + ":" + std::to_string(line_no) + ": not JSON: " + e.what());
+      throw std::runtime_error(file.string() + ":" + std::to_string(line_no) +
+                               ": not JSON: " + e.what());
     }
     if (!content.records.back().is_object())
-      throw std::runtime_error(file.string() + ":" + std::to_string(line_no) + ": not a JSON object");
+      throw std::runtime_error(file.string() + ":" + std::to_string(line_no) +
+                               ": not a JSON object");
   }
   return content;
 }
 
-nlohmann::json read_json(const std::filesystem::path& file) { return nlohmann::json::parse(read_text(file)); }
+nlohmann::json read_json(const std::filesystem::path& file) {
+  return nlohmann::json::parse(read_text(file));
+}
 
 }  // namespace runner::cli_testing

@@ -12,6 +12,18 @@ namespace {
 
 using runner::testing::TempDir;
 
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kBuiltWithAsan = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kBuiltWithAsan = true;
+#else
+constexpr bool kBuiltWithAsan = false;
+#endif
+#else
+constexpr bool kBuiltWithAsan = false;
+#endif
+
 TEST(RunOutcome, APointPastItsTimeoutFailsTheRunWithExitCode1) {
   // 1000 samples of a 256³ serial gemm take far more than the 1 s the config allows; the next
   // point is quick and must still run.
@@ -24,14 +36,16 @@ sweeps:
   - {variant: omp_serial, size: 256}
   - {variant: omp_serial, size: 8}
 )");
-  const ProcessResult r = run_runner({(dir / "config.yaml").string(), "--out", (dir / "out").string(), "-q"}, 60);
+  const ProcessResult r =
+      run_runner({(dir / "config.yaml").string(), "--out", (dir / "out").string(), "-q"}, 60);
   EXPECT_LT(r.seconds, 20.0) << "timeout_s was not enforced";
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   const CsvTable csv = parse_csv(read_text(dir / "out" / "records.csv"));
   ASSERT_EQ(csv.rows.size(), 2u);
   EXPECT_EQ(csv.at(0, "m"), "256");
   EXPECT_EQ(csv.at(0, "status"), "failed");
-  EXPECT_NE(csv.at(0, "message").find("timed out after 1 s"), std::string::npos) << csv.at(0, "message");
+  EXPECT_NE(csv.at(0, "message").find("timed out after 1 s"), std::string::npos)
+      << csv.at(0, "message");
   EXPECT_EQ(csv.at(1, "status"), "ok");
   EXPECT_EQ(read_json(dir / "out" / "manifest.json")["state"], "complete");
   EXPECT_NE(r.out.find("1 failed"), std::string::npos) << r.out;
@@ -47,14 +61,18 @@ repeat: {warmup: 0, min_samples: 1, max_samples: 1}
 sweeps:
   - variant: [host_segfault, host_ok, host_abort, host_ok]
 )");
-  const ProcessResult r = run_runner({(dir / "config.yaml").string(), "--out", (dir / "out").string(), "-q"}, 60,
-                                     {.env = {{"RUNNER_FAULT_INJECTION", "1"}}});
+  const ProcessResult r =
+      run_runner({(dir / "config.yaml").string(), "--out", (dir / "out").string(), "-q"}, 60,
+                 {.env = {{"RUNNER_FAULT_INJECTION", "1"}}});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   const CsvTable csv = parse_csv(read_text(dir / "out" / "records.csv"));
   ASSERT_EQ(csv.rows.size(), 3u);  // host_ok twice is one point
   EXPECT_EQ(csv.at(0, "variant"), "host_segfault");
   EXPECT_EQ(csv.at(0, "status"), "failed");
-  EXPECT_NE(csv.at(0, "message").find("SIGSEGV"), std::string::npos) << csv.at(0, "message");
+  // Under AddressSanitizer the segfault is reported by ASan, which then exits with code 1.
+  EXPECT_NE(csv.at(0, "message").find(kBuiltWithAsan ? "exited with code 1" : "killed by SIGSEGV"),
+            std::string::npos)
+      << csv.at(0, "message");
   EXPECT_EQ(csv.at(1, "variant"), "host_ok");
   EXPECT_EQ(csv.at(1, "status"), "ok");
   EXPECT_EQ(csv.at(2, "variant"), "host_abort");
@@ -76,13 +94,15 @@ sweeps:
 )");
   const ProcessResult validate = run_runner({"validate", (dir / "config.yaml").string()});
   EXPECT_EQ(validate.exit_code, 0) << validate.err;
-  const ProcessResult r = run_runner({(dir / "config.yaml").string(), "--out", (dir / "out").string(), "-q"}, 60);
+  const ProcessResult r =
+      run_runner({(dir / "config.yaml").string(), "--out", (dir / "out").string(), "-q"}, 60);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   const CsvTable csv = parse_csv(read_text(dir / "out" / "records.csv"));
   ASSERT_EQ(csv.rows.size(), 2u);
   EXPECT_EQ(csv.at(0, "m"), "1000000");
   EXPECT_EQ(csv.at(0, "status"), "skipped");
-  EXPECT_TRUE(csv.at(0, "message").starts_with("needs about 33527.6 GiB of host memory, ")) << csv.at(0, "message");
+  EXPECT_TRUE(csv.at(0, "message").starts_with("needs about 33527.6 GiB of host memory, "))
+      << csv.at(0, "message");
   EXPECT_EQ(csv.at(0, "time_ms_median"), "");
   EXPECT_EQ(csv.at(1, "status"), "ok");
   const nlohmann::json manifest = read_json(dir / "out" / "manifest.json");
@@ -93,8 +113,9 @@ sweeps:
 TEST(RunOutcome, ResumeRefusesAChangedConfigUnlessForced) {
   TempDir dir;
   const auto config = dir / "config.yaml";
-  const std::string yaml = "experiment: resumable\nkernel: gemm\nrepeat: {warmup: 0, min_samples: 1, max_samples: 1}\n"
-                           "sweeps:\n  - {variant: omp_serial, size: [8, 9, 10]}\n";
+  const std::string yaml =
+      "experiment: resumable\nkernel: gemm\nrepeat: {warmup: 0, min_samples: 1, max_samples: 1}\n"
+      "sweeps:\n  - {variant: omp_serial, size: [8, 9, 10]}\n";
   write_text(config, yaml);
   const auto out = dir / "out";
   ASSERT_EQ(run_runner({config.string(), "--out", out.string(), "-q"}).exit_code, 0);
@@ -106,13 +127,15 @@ TEST(RunOutcome, ResumeRefusesAChangedConfigUnlessForced) {
   EXPECT_EQ(read_text(out / "records.jsonl"), records);
 
   write_text(config, yaml + "# one more line\n");
-  const ProcessResult refused = run_runner({config.string(), "--out", out.string(), "--resume", "-q"});
+  const ProcessResult refused =
+      run_runner({config.string(), "--out", out.string(), "--resume", "-q"});
   EXPECT_NE(refused.exit_code, 0);
   EXPECT_NE(refused.err.find("--force-mix"), std::string::npos) << refused.err;
   EXPECT_NE(refused.err.find(out.string()), std::string::npos) << refused.err;
   EXPECT_EQ(read_text(out / "records.jsonl"), records) << "a refused resume touched the records";
 
-  const ProcessResult forced = run_runner({config.string(), "--out", out.string(), "--resume", "--force-mix", "-q"});
+  const ProcessResult forced =
+      run_runner({config.string(), "--out", out.string(), "--resume", "--force-mix", "-q"});
   EXPECT_EQ(forced.exit_code, 0) << forced.err;
   EXPECT_EQ(read_jsonl_strictly(out / "records.jsonl").records.size(), 3u);
   EXPECT_EQ(read_json(out / "manifest.json")["state"], "complete");
@@ -120,10 +143,12 @@ TEST(RunOutcome, ResumeRefusesAChangedConfigUnlessForced) {
 
 TEST(RunOutcome, ResumeOfAnEmptyFolderStartsAfresh) {
   TempDir dir;
-  write_text(dir / "config.yaml", "experiment: fresh\nkernel: gemm\nrepeat: {warmup: 0, min_samples: 1, max_samples: 1}\n"
-                                  "sweeps:\n  - {variant: omp_serial, size: 8}\n");
-  const ProcessResult r =
-      run_runner({(dir / "config.yaml").string(), "--out", (dir / "out").string(), "--resume", "-q"});
+  write_text(
+      dir / "config.yaml",
+      "experiment: fresh\nkernel: gemm\nrepeat: {warmup: 0, min_samples: 1, max_samples: 1}\n"
+      "sweeps:\n  - {variant: omp_serial, size: 8}\n");
+  const ProcessResult r = run_runner(
+      {(dir / "config.yaml").string(), "--out", (dir / "out").string(), "--resume", "-q"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("starting afresh"), std::string::npos) << r.err;
   EXPECT_EQ(read_jsonl_strictly(dir / "out" / "records.jsonl").records.size(), 1u);
@@ -131,10 +156,13 @@ TEST(RunOutcome, ResumeOfAnEmptyFolderStartsAfresh) {
 
 TEST(RunOutcome, DefaultOutputFolderIsUnderResultsExperiment) {
   TempDir dir;
-  write_text(dir / "config.yaml", "experiment: where\nkernel: gemm\nrepeat: {warmup: 0, min_samples: 1, max_samples: 1}\n"
-                                  "sweeps:\n  - {variant: omp_serial, size: 8}\n");
+  write_text(
+      dir / "config.yaml",
+      "experiment: where\nkernel: gemm\nrepeat: {warmup: 0, min_samples: 1, max_samples: 1}\n"
+      "sweeps:\n  - {variant: omp_serial, size: 8}\n");
   std::filesystem::create_directories(dir / "cwd");
-  const ProcessResult r = run_runner({(dir / "config.yaml").string(), "-q"}, 30, {.cwd = dir / "cwd"});
+  const ProcessResult r =
+      run_runner({(dir / "config.yaml").string(), "-q"}, 30, {.cwd = dir / "cwd"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ASSERT_TRUE(std::filesystem::is_directory(dir / "cwd" / "results" / "where"));
   std::size_t runs = 0;
@@ -142,7 +170,9 @@ TEST(RunOutcome, DefaultOutputFolderIsUnderResultsExperiment) {
     ++runs;
     EXPECT_TRUE(std::filesystem::exists(e.path() / "records.csv"));
     EXPECT_TRUE(std::filesystem::exists(e.path() / "manifest.json"));
-    EXPECT_NE(r.out.find("Results: results/where/" + e.path().filename().string()), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("Results: results/where/" + e.path().filename().string()),
+              std::string::npos)
+        << r.out;
   }
   EXPECT_EQ(runs, 1u);
 }

@@ -1,8 +1,8 @@
 // libFuzzer target: any bytes as a config file, through parse_config and expand with the real
 // kernels, then sharding. A config may be refused only with a ConfigError whose message is one
-// located line without control characters; anything else that escapes (another exception, a crash, a sanitizer report, a
-// hang, memory without bound) is a bug. Accepted configs must expand to points with unique ids
-// that the shards cover exactly once.
+// located line without control characters; anything else that escapes (another exception, a crash,
+// a sanitizer report, a hang, memory without bound) is a bug. Accepted configs must expand to
+// points with unique ids that the shards cover exactly once.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -23,9 +23,11 @@ namespace {
 
 void check_error(const runner::ConfigError& e) {
   const std::string message = e.located();
-  if (!message.starts_with("fuzz.yaml")) violated("message does not start with the file name", message);
+  if (!message.starts_with("fuzz.yaml"))
+    violated("message does not start with the file name", message);
   for (const char c : message)
-    if (static_cast<unsigned char>(c) < 0x20) violated("a control character in the message", message);
+    if (static_cast<unsigned char>(c) < 0x20)
+      violated("a control character in the message", message);
   if (e.line() < 0 || e.column() < 0) violated("negative location", message);
   if (e.line() > 0 && e.column() <= 0) violated("a line without a column", message);
 }
@@ -37,7 +39,8 @@ void check_points(const std::vector<runner::Point>& points, const runner::Regist
   if (points.empty()) violated("an accepted config without points", "");
   std::size_t covered = 0;
   for (int i = 0; i < 3; ++i) covered += runner::shard(points, i, 3, registry).size();
-  if (covered != points.size()) violated("shards do not cover the points once", std::to_string(covered));
+  if (covered != points.size())
+    violated("shards do not cover the points once", std::to_string(covered));
 }
 
 }  // namespace

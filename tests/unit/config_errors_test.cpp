@@ -46,7 +46,8 @@ const BadConfig kBadConfigs[] = {
      "test.yaml:5:5: unknown axis 'thread' in sweeps[0] (did you mean 'threads'?)"},
     {"UnknownAxisInExclude", HEAD "sweeps:\n  - size: 8\nexclude:\n  - {sizes: 8}\n",
      "test.yaml:6:6: unknown axis 'sizes' in exclude[0] (did you mean 'size'?)"},
-    {"UnknownAxisInBaseline", HEAD "baseline: {variant: omp_serial, treads: 1}\nsweeps:\n  - size: 8\n",
+    {"UnknownAxisInBaseline",
+     HEAD "baseline: {variant: omp_serial, treads: 1}\nsweeps:\n  - size: 8\n",
      "test.yaml:3:33: unknown axis 'treads' in baseline (did you mean 'threads'?)"},
     {"UnknownRepeatKey", HEAD "repeat: {min_sample: 3}\nsweeps:\n  - size: 8\n",
      "test.yaml:3:10: unknown key 'min_sample' in repeat (did you mean 'min_samples'?)"},
@@ -63,18 +64,22 @@ const BadConfig kBadConfigs[] = {
      "test.yaml:4:18: threads must be an integer, got 'two'"},
     {"ThreadsAFraction", HEAD "sweeps:\n  - threads: 1.5\n",
      "test.yaml:4:14: threads must be an integer, got '1.5'"},
-    {"ThreadsZero", HEAD "sweeps:\n  - threads: 0\n", "test.yaml:4:14: threads must be in [1, 4096], got 0"},
+    {"ThreadsZero", HEAD "sweeps:\n  - threads: 0\n",
+     "test.yaml:4:14: threads must be in [1, 4096], got 0"},
     {"ThreadsHuge", HEAD "sweeps:\n  - threads: [1, 100000]\n",
      "test.yaml:4:18: threads must be in [1, 4096], got 100000"},
     {"NumberBeyondInt64", HEAD "sweeps:\n  - size: 99999999999999999999\n",
      "test.yaml:4:11: size '99999999999999999999' is out of range"},
-    {"SizeZero", HEAD "sweeps:\n  - size: 0\n", "test.yaml:4:11: size must be in [1, 1099511627776], got 0"},
+    {"SizeZero", HEAD "sweeps:\n  - size: 0\n",
+     "test.yaml:4:11: size must be in [1, 1099511627776], got 0"},
     {"SizeNegative", HEAD "sweeps:\n  - size: [8, -8]\n",
      "test.yaml:4:15: size must be in [1, 1099511627776], got -8"},
     {"SizeDimensionZero", HEAD "sweeps:\n  - size: {m: 4, n: 0, k: 4}\n",
      "test.yaml:4:21: size.n must be in [1, 1099511627776], got 0"},
-    {"SizeWithoutN", HEAD "sweeps:\n  - size: {m: 4}\n", "test.yaml:4:11: size needs at least m and n"},
-    {"SizeAString", HEAD "sweeps:\n  - size: big\n", "test.yaml:4:11: size must be an integer, got 'big'"},
+    {"SizeWithoutN", HEAD "sweeps:\n  - size: {m: 4}\n",
+     "test.yaml:4:11: size needs at least m and n"},
+    {"SizeAString", HEAD "sweeps:\n  - size: big\n",
+     "test.yaml:4:11: size must be an integer, got 'big'"},
     {"SizeDimensionAList", HEAD "sweeps:\n  - size: {m: [4], n: 4}\n",
      "test.yaml:4:15: size.m must be a single value"},
     {"KernelSizeEven", HEAD "sweeps:\n  - kernel_size: [3, 4]\n",
@@ -88,10 +93,12 @@ const BadConfig kBadConfigs[] = {
     {"BlockBadString", HEAD "sweeps:\n  - block: 32x\n",
      "test.yaml:4:12: block must look like [32, 8] or 32x8, got '32x'"},
     {"BlockAMapping", HEAD "sweeps:\n  - block: {x: 32}\n", "test.yaml:4:12: block must be [x, y]"},
-    {"GridNegative", HEAD "sweeps:\n  - grid: -1\n", "test.yaml:4:11: grid must be in [0, 2147483648], got -1"},
+    {"GridNegative", HEAD "sweeps:\n  - grid: -1\n",
+     "test.yaml:4:11: grid must be in [0, 2147483648], got -1"},
     {"PrintNotBoolean", HEAD "sweeps:\n  - print: maybe\n",
      "test.yaml:4:12: print must be true or false, got 'maybe'"},
-    {"KernelEmpty", "experiment: e\nkernel: ''\nsweeps:\n  - size: 8\n", "test.yaml:2:9: kernel must not be empty"},
+    {"KernelEmpty", "experiment: e\nkernel: ''\nsweeps:\n  - size: 8\n",
+     "test.yaml:2:9: kernel must not be empty"},
     {"ExperimentAList", "experiment: [a, b]\nkernel: gemm\nsweeps:\n  - size: 8\n",
      "test.yaml:1:13: experiment must be a single value"},
     {"ExperimentWithSlash", "experiment: a/b\nkernel: gemm\nsweeps:\n  - size: 8\n",
@@ -101,7 +108,8 @@ const BadConfig kBadConfigs[] = {
      "test.yaml:1:13: experiment needs a name"},
     {"RepeatNotAMapping", HEAD "repeat: 5\nsweeps:\n  - size: 8\n",
      "test.yaml:3:9: repeat must be a mapping (key: value)"},
-    {"RepeatMaxBelowMin", HEAD "repeat:\n  min_samples: 10\n  max_samples: 5\nsweeps:\n  - size: 8\n",
+    {"RepeatMaxBelowMin",
+     HEAD "repeat:\n  min_samples: 10\n  max_samples: 5\nsweeps:\n  - size: 8\n",
      "test.yaml:4:3: repeat.max_samples (5) is below repeat.min_samples (10)"},
     {"RepeatRsdAboveOne", HEAD "repeat: {target_rsd: 2}\nsweeps:\n  - size: 8\n",
      "test.yaml:3:22: repeat.target_rsd must be in [0, 1], got 2"},
@@ -121,7 +129,8 @@ const BadConfig kBadConfigs[] = {
      "test.yaml:3:16: slurm.extra must be a list of sbatch options"},
     {"BaselineWithoutVariant", HEAD "baseline: {threads: 1}\nsweeps:\n  - size: 8\n",
      "test.yaml:3:11: baseline needs a variant, e.g. baseline: {variant: omp_serial}"},
-    {"BaselineNamesAKernel", HEAD "baseline: {variant: omp_serial, kernel: gemm}\nsweeps:\n  - size: 8\n",
+    {"BaselineNamesAKernel",
+     HEAD "baseline: {variant: omp_serial, kernel: gemm}\nsweeps:\n  - size: 8\n",
      "test.yaml:3:33: baseline cannot name a kernel: it applies to each kernel of the config"},
 
     {"DuplicateTopLevelKey", HEAD "sweeps:\n  - size: 8\nkernel: gemm\n",
@@ -142,7 +151,8 @@ const BadConfig kBadConfigs[] = {
     {"EmptySweep", HEAD "sweeps:\n  - {}\n", "test.yaml:4:5: sweeps[0] is empty"},
     {"SweepsAMapping", HEAD "sweeps: {size: 8}\n",
      "test.yaml:3:9: sweeps must be a list of mappings (axis: [values])"},
-    {"SweepAList", HEAD "sweeps:\n  - [8, 16]\n", "test.yaml:4:5: sweeps[0] must be a mapping (key: value)"},
+    {"SweepAList", HEAD "sweeps:\n  - [8, 16]\n",
+     "test.yaml:4:5: sweeps[0] must be a mapping (key: value)"},
     {"ExcludeAMapping", HEAD "sweeps:\n  - size: 8\nexclude: {size: 8}\n",
      "test.yaml:5:10: exclude must be a list of mappings (axis: value or [values])"},
     {"TopLevelAxisGivenAList", HEAD "threads: [1, 2]\nsweeps:\n  - size: 8\n",
@@ -151,18 +161,23 @@ const BadConfig kBadConfigs[] = {
      "test.yaml:3:8: top-level 'block' is a default and takes one value; put lists in sweeps"},
     {"KeyIsAList", HEAD "sweeps:\n  - ? [size, threads]\n    : [8, 2]\n",
      "test.yaml:4:7: keys of sweeps[0] must be names"},
-    {"KeyIsAMapping", HEAD "? {a: 1}\n: 2\nsweeps:\n  - size: 8\n", "test.yaml:3:3: keys of the config must be names"},
-    {"KeyIsNull", HEAD "sweeps:\n  - size: 8\n~: 1\n", "test.yaml:5:1: keys of the config must be names"},
-    {"MissingExperiment", "kernel: gemm\nsweeps:\n  - size: 8\n", "test.yaml:1:1: missing 'experiment: NAME'"},
+    {"KeyIsAMapping", HEAD "? {a: 1}\n: 2\nsweeps:\n  - size: 8\n",
+     "test.yaml:3:3: keys of the config must be names"},
+    {"KeyIsNull", HEAD "sweeps:\n  - size: 8\n~: 1\n",
+     "test.yaml:5:1: keys of the config must be names"},
+    {"MissingExperiment", "kernel: gemm\nsweeps:\n  - size: 8\n",
+     "test.yaml:1:1: missing 'experiment: NAME'"},
     {"MissingSweeps", HEAD, "test.yaml:1:1: missing 'sweeps:' (a list of axis: [values] mappings)"},
     {"TopLevelList", "- experiment: e\n- kernel: gemm\n",
      "test.yaml:1:1: a config must be a mapping with experiment, kernel and sweeps"},
     {"TopLevelScalar", "just some words\n",
      "test.yaml:1:1: a config must be a mapping with experiment, kernel and sweeps"},
-    {"EmptyText", "", "test.yaml:1:1: a config must be a mapping with experiment, kernel and sweeps"},
+    {"EmptyText", "",
+     "test.yaml:1:1: a config must be a mapping with experiment, kernel and sweeps"},
     {"OnlyComments", "# nothing here\n",
      "test.yaml:1:1: a config must be a mapping with experiment, kernel and sweeps"},
-    {"NotUtf8", "experiment: caf\xe9\nkernel: gemm\n", "test.yaml:1:16: the file is not valid UTF-8 text"},
+    {"NotUtf8", "experiment: caf\xe9\nkernel: gemm\n",
+     "test.yaml:1:16: the file is not valid UTF-8 text"},
     {"NotUtf8OnALaterLine", HEAD "# \xc3\xa9t\xc3\xa9 ok\n  \xff\n",
      "test.yaml:4:3: the file is not valid UTF-8 text"},
     {"TruncatedUtf8", HEAD "# \xe2\x82", "test.yaml:3:3: the file is not valid UTF-8 text"},
@@ -181,10 +196,12 @@ INSTANTIATE_TEST_SUITE_P(Config, BadConfigTest, ::testing::ValuesIn(kBadConfigs)
 TEST(ConfigErrors, YamlSyntaxErrorIsLocated) {
   const std::string unclosed = error_of(HEAD "sweeps:\n  - size: [8, 16\n");
   EXPECT_TRUE(unclosed.starts_with("test.yaml:5:1: YAML syntax error: ")) << unclosed;
-  const std::string map_in_a_value = error_of("experiment: e\nkernel: gemm: x\nsweeps:\n  - size: 8\n");
+  const std::string map_in_a_value =
+      error_of("experiment: e\nkernel: gemm: x\nsweeps:\n  - size: 8\n");
   EXPECT_TRUE(map_in_a_value.starts_with("test.yaml:2:13: YAML syntax error: ")) << map_in_a_value;
   const std::string undefined_alias = error_of(HEAD "sweeps:\n  - size: *nope\n");
-  EXPECT_TRUE(undefined_alias.starts_with("test.yaml:4:11: YAML syntax error: ")) << undefined_alias;
+  EXPECT_TRUE(undefined_alias.starts_with("test.yaml:4:11: YAML syntax error: "))
+      << undefined_alias;
 }
 
 TEST(ConfigErrors, TabIndentationIsNamed) {
@@ -210,15 +227,18 @@ TEST(ConfigErrors, AliasBombIsRejectedQuickly) {
   yaml += "sweeps:\n  - size: 8\n";
   const auto t0 = std::chrono::steady_clock::now();
   const std::string message = error_of(yaml);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_TRUE(message.starts_with("test.yaml:"));
-  EXPECT_NE(message.find(": the config expands to more than 100000 values (aliases?)"), std::string::npos)
+  EXPECT_NE(message.find(": the config expands to more than 100000 values (aliases?)"),
+            std::string::npos)
       << message;
   EXPECT_LT(seconds, 1.0);
 }
 
 TEST(ConfigErrors, ADeeplyNestedDocumentIsAnError) {
-  const std::string yaml = HEAD "sweeps: " + std::string(100000, '[') + std::string(100000, ']') + "\n";
+  const std::string yaml =
+      HEAD "sweeps: " + std::string(100000, '[') + std::string(100000, ']') + "\n";
   const std::string message = error_of(yaml);
   EXPECT_TRUE(message.starts_with("test.yaml:3:")) << message.substr(0, 200);
 }
@@ -268,7 +288,8 @@ TEST_F(ConfigFileTest, AHugeFileIsRejectedWithoutReadingIt) {
   ::close(fd);
   const auto t0 = std::chrono::steady_clock::now();
   const std::string message = load_error(file);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_EQ(message, file.string() + ": is 100000000 bytes; a config may be at most 1048576 bytes");
   EXPECT_LT(seconds, 0.1);
 }

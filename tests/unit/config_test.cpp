@@ -149,8 +149,9 @@ TEST(Config, DefaultsOfAMinimalConfig) {
 }
 
 TEST(Config, RepeatKeysCanBeGivenAlone) {
-  const ExperimentSpec spec =
-      parse("experiment: e\nkernel: gemm\nrepeat: {max_samples: 3, min_samples: 3}\nsweeps:\n  - size: 8\n");
+  const ExperimentSpec spec = parse(
+      "experiment: e\nkernel: gemm\nrepeat: {max_samples: 3, min_samples: 3}\nsweeps:\n  - size: "
+      "8\n");
   EXPECT_EQ(spec.repeat.min_samples, 3);
   EXPECT_EQ(spec.repeat.max_samples, 3);
   EXPECT_EQ(spec.repeat.warmup, 2);
@@ -158,14 +159,17 @@ TEST(Config, RepeatKeysCanBeGivenAlone) {
 
 TEST(Config, SizeAsNumberMeansEveryDimension) {
   const ExperimentSpec spec = parse("experiment: e\nkernel: gemm\nsweeps:\n  - size: 96\n");
-  EXPECT_EQ(std::get<ProblemSize>(sweep_value(spec, 0, Axis::size, 0).value), (ProblemSize{96, 96, 96}));
+  EXPECT_EQ(std::get<ProblemSize>(sweep_value(spec, 0, Axis::size, 0).value),
+            (ProblemSize{96, 96, 96}));
 }
 
 TEST(Config, SizeAsMapping) {
-  const ExperimentSpec spec = parse(
-      "experiment: e\nkernel: gemm\nsweeps:\n  - size: [{m: 3, n: 5, k: 7}, {n: 2, m: 4}]\n");
-  EXPECT_EQ(std::get<ProblemSize>(sweep_value(spec, 0, Axis::size, 0).value), (ProblemSize{3, 5, 7}));
-  EXPECT_EQ(std::get<ProblemSize>(sweep_value(spec, 0, Axis::size, 1).value), (ProblemSize{4, 2, 0}));
+  const ExperimentSpec spec =
+      parse("experiment: e\nkernel: gemm\nsweeps:\n  - size: [{m: 3, n: 5, k: 7}, {n: 2, m: 4}]\n");
+  EXPECT_EQ(std::get<ProblemSize>(sweep_value(spec, 0, Axis::size, 0).value),
+            (ProblemSize{3, 5, 7}));
+  EXPECT_EQ(std::get<ProblemSize>(sweep_value(spec, 0, Axis::size, 1).value),
+            (ProblemSize{4, 2, 0}));
 }
 
 TEST(Config, BlockSpellings) {
@@ -193,8 +197,8 @@ sweeps:
 }
 
 TEST(Config, DtypeSpellings) {
-  const ExperimentSpec spec =
-      parse("experiment: e\nkernel: gemm\nsweeps:\n  - dtype: [float, f32, fp32, double, f64, fp64]\n");
+  const ExperimentSpec spec = parse(
+      "experiment: e\nkernel: gemm\nsweeps:\n  - dtype: [float, f32, fp32, double, f64, fp64]\n");
   const Dtype expected[] = {Dtype::f32, Dtype::f32, Dtype::f32, Dtype::f64, Dtype::f64, Dtype::f64};
   for (std::size_t i = 0; i < 6; ++i)
     EXPECT_EQ(std::get<Dtype>(sweep_value(spec, 0, Axis::dtype, i).value), expected[i]) << i;

@@ -51,18 +51,23 @@ TEST(CsvColumns, RequiredFirstThenKnownExtrasThenAlphabetical) {
   b["beta"] = 3;
   const auto columns = csv_columns({a, b});
   ASSERT_EQ(columns.size(), kRequiredColumns.size() + 6);
-  for (std::size_t i = 0; i < kRequiredColumns.size(); ++i) EXPECT_EQ(columns[i], kRequiredColumns[i]) << i;
-  const std::vector<std::string> tail(columns.begin() + static_cast<long>(kRequiredColumns.size()), columns.end());
-  EXPECT_EQ(tail, (std::vector<std::string>{"kernel_size", "time_ms_rsd", "h2d_ms", "alpha", "beta", "zeta"}));
+  for (std::size_t i = 0; i < kRequiredColumns.size(); ++i)
+    EXPECT_EQ(columns[i], kRequiredColumns[i]) << i;
+  const std::vector<std::string> tail(columns.begin() + static_cast<long>(kRequiredColumns.size()),
+                                      columns.end());
+  EXPECT_EQ(tail, (std::vector<std::string>{"kernel_size", "time_ms_rsd", "h2d_ms", "alpha", "beta",
+                                            "zeta"}));
 }
 
 TEST(CsvColumns, TheRequiredColumnsAreTheContract) {
   // analysis/ and users' spreadsheets read these names in this order.
+  // clang-format off
   const std::vector<std::string_view> expected = {
       "experiment", "point_id", "kernel", "variant", "backend", "dtype", "m", "n", "k",
       "block_x", "block_y", "threads", "status", "message", "samples", "time_ms_median",
       "time_ms_min", "time_ms_mean", "time_ms_stddev", "gflops", "gbps", "speedup", "efficiency",
       "verified", "max_rel_err", "host", "gpu", "slurm_job_id", "slurm_array_task_id", "timestamp"};
+  // clang-format on
   EXPECT_EQ(kRequiredColumns, expected);
 }
 

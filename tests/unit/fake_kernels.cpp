@@ -23,7 +23,8 @@ KernelInfo fake_gemm() {
   k.axes = {Axis::size, Axis::dtype};
   k.dtypes = {Dtype::f32, Dtype::f64};
   k.flops = [](const Point& p) {
-    return 2.0 * extent(p, &ProblemSize::m) * extent(p, &ProblemSize::n) * extent(p, &ProblemSize::k);
+    return 2.0 * extent(p, &ProblemSize::m) * extent(p, &ProblemSize::n) *
+           extent(p, &ProblemSize::k);
   };
   k.bytes = [](const Point& p) {
     const double m = extent(p, &ProblemSize::m), n = extent(p, &ProblemSize::n),
@@ -32,8 +33,14 @@ KernelInfo fake_gemm() {
   };
   k.variants = {
       {.name = "omp_serial", .backend = Backend::cpu, .factory = never_runs},
-      {.name = "omp_blocked", .backend = Backend::cpu, .axes = {Axis::threads}, .factory = never_runs},
-      {.name = "cuda_tiled", .backend = Backend::cuda, .axes = {Axis::block}, .factory = never_runs},
+      {.name = "omp_blocked",
+       .backend = Backend::cpu,
+       .axes = {Axis::threads},
+       .factory = never_runs},
+      {.name = "cuda_tiled",
+       .backend = Backend::cuda,
+       .axes = {Axis::block},
+       .factory = never_runs},
       {.name = "cuda_tf32",
        .backend = Backend::cuda,
        .axes = {Axis::block},
@@ -57,7 +64,10 @@ KernelInfo fake_transpose() {
       {.name = "copy", .backend = Backend::cuda, .axes = {Axis::block}, .factory = never_runs},
       {.name = "naive", .backend = Backend::cuda, .axes = {Axis::block}, .factory = never_runs},
       {.name = "omp_serial", .backend = Backend::cpu, .factory = never_runs},
-      {.name = "omp_tiled", .backend = Backend::cpu, .axes = {Axis::threads}, .factory = never_runs},
+      {.name = "omp_tiled",
+       .backend = Backend::cpu,
+       .axes = {Axis::threads},
+       .factory = never_runs},
   };
   return k;
 }
@@ -76,8 +86,14 @@ KernelInfo fake_conv2d() {
   };
   k.variants = {
       {.name = "omp_serial", .backend = Backend::cpu, .factory = never_runs},
-      {.name = "omp_parallel", .backend = Backend::cpu, .axes = {Axis::threads}, .factory = never_runs},
-      {.name = "cuda_direct", .backend = Backend::cuda, .axes = {Axis::block}, .factory = never_runs},
+      {.name = "omp_parallel",
+       .backend = Backend::cpu,
+       .axes = {Axis::threads},
+       .factory = never_runs},
+      {.name = "cuda_direct",
+       .backend = Backend::cuda,
+       .axes = {Axis::block},
+       .factory = never_runs},
   };
   return k;
 }
@@ -95,6 +111,8 @@ const Registry& fake_registry() {
   return registry;
 }
 
-ExperimentSpec parse(const std::string& yaml) { return parse_config(yaml, "test.yaml"); }
+ExperimentSpec parse(const std::string& yaml) {
+  return parse_config(yaml, "test.yaml");
+}
 
 }  // namespace runner::testing

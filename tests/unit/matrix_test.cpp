@@ -16,7 +16,9 @@ namespace {
 using testing::fake_registry;
 using testing::parse;
 
-std::vector<Point> expand_text(const std::string& yaml) { return expand(parse(yaml), fake_registry()); }
+std::vector<Point> expand_text(const std::string& yaml) {
+  return expand(parse(yaml), fake_registry());
+}
 
 std::vector<std::string> keys_of(const std::vector<Point>& points) {
   std::vector<std::string> keys;
@@ -117,10 +119,11 @@ threads: 3
 sweeps:
   - {variant: [omp_parallel, cuda_direct], size: 8}
 )");
-  EXPECT_EQ(keys_of(points), (std::vector<std::string>{
-                                 "conv2d/omp_parallel dtype=float size=8x8 kernel_size=3 threads=3",
-                                 "conv2d/cuda_direct dtype=float size=8x8 kernel_size=3 block=16x16",
-                             }));
+  EXPECT_EQ(keys_of(points),
+            (std::vector<std::string>{
+                "conv2d/omp_parallel dtype=float size=8x8 kernel_size=3 threads=3",
+                "conv2d/cuda_direct dtype=float size=8x8 kernel_size=3 block=16x16",
+            }));
 }
 
 TEST(Expand, BuiltInThreadCountIsTheHardwareConcurrency) {
@@ -323,17 +326,20 @@ TEST(Expand, AMatrixTooLargeToRunIsRefusedQuickly) {
     blocks += (i > 1 ? ", [" : "[") + std::to_string(i) + "]";
   }
   const auto t0 = std::chrono::steady_clock::now();
-  EXPECT_EQ(expand_error("experiment: e\nkernel: gemm\nsweeps:\n  - variant: cuda_tiled\n    size: [" + sizes +
-                         "]\n    block: [" + blocks + "]\n    dtype: [float, double]\n"),
-            "test.yaml:4:5: the sweeps expand to more than 100000 points: split the experiment into "
-            "several configs");
+  EXPECT_EQ(
+      expand_error("experiment: e\nkernel: gemm\nsweeps:\n  - variant: cuda_tiled\n    size: [" +
+                   sizes + "]\n    block: [" + blocks + "]\n    dtype: [float, double]\n"),
+      "test.yaml:4:5: the sweeps expand to more than 100000 points: split the experiment into "
+      "several configs");
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1.0);
   // The bound counts every sweep: two sweeps of 60000 are too many together.
-  const std::string half = "  - {variant: omp_blocked, size: [" + sizes.substr(0, sizes.find(", 201")) +
-                           "], threads: [" + sizes.substr(0, sizes.find(", 301")) + "]}\n";
-  EXPECT_EQ(expand_error("experiment: e\nkernel: gemm\nsweeps:\n" + half + half),
-            "test.yaml:5:5: the sweeps expand to more than 100000 points: split the experiment into "
-            "several configs");
+  const std::string half = "  - {variant: omp_blocked, size: [" +
+                           sizes.substr(0, sizes.find(", 201")) + "], threads: [" +
+                           sizes.substr(0, sizes.find(", 301")) + "]}\n";
+  EXPECT_EQ(
+      expand_error("experiment: e\nkernel: gemm\nsweeps:\n" + half + half),
+      "test.yaml:5:5: the sweeps expand to more than 100000 points: split the experiment into "
+      "several configs");
 }
 
 struct ExpandError {
@@ -348,39 +354,50 @@ const ExpandError kExpandErrors[] = {
      "test.yaml:2:9: unknown kernel 'gemn', did you mean 'gemm'? (known: conv2d, gemm, transpose)"},
     {"UnknownKernelInSweep", "experiment: e\nsweeps:\n  - {kernel: [gemm, fft], size: 8}\n",
      "test.yaml:3:21: unknown kernel 'fft' (known: conv2d, gemm, transpose)"},
-    {"UnknownVariant", "experiment: e\nkernel: gemm\nsweeps:\n  - {variant: [omp_serail], size: 8}\n",
+    {"UnknownVariant",
+     "experiment: e\nkernel: gemm\nsweeps:\n  - {variant: [omp_serail], size: 8}\n",
      "test.yaml:4:16: unknown variant 'omp_serail' of kernel 'gemm', did you mean 'omp_serial'? "
      "(known: omp_serial, omp_blocked, cuda_tiled, cuda_tf32)"},
     {"UnknownTopLevelVariant", "experiment: e\nkernel: gemm\nvariant: blas\nsweeps:\n  - size: 8\n",
      "test.yaml:3:10: unknown variant 'blas' of kernel 'gemm'"},
     {"AxisNoVariantUses",
-     "experiment: e\nkernel: gemm\nsweeps:\n  - variant: omp_serial\n    size: 8\n    block: [16, 16]\n",
+     "experiment: e\nkernel: gemm\nsweeps:\n  - variant: omp_serial\n    size: 8\n    block: [16, "
+     "16]\n",
      "test.yaml:6:12: axis 'block' is not used by any variant of this sweep"},
-    {"AxisTheKernelLacks", "experiment: e\nkernel: gemm\nsweeps:\n  - {size: 8, kernel_size: [3, 5]}\n",
+    {"AxisTheKernelLacks",
+     "experiment: e\nkernel: gemm\nsweeps:\n  - {size: 8, kernel_size: [3, 5]}\n",
      "test.yaml:4:29: axis 'kernel_size' is not used by any variant of this sweep"},
     {"NoKernel", "experiment: e\nsweeps:\n  - size: 8\n",
-     "test.yaml:3:5: this sweep has no kernel: set 'kernel: NAME' at the top level or in the sweep"},
+     "test.yaml:3:5: this sweep has no kernel: set 'kernel: NAME' at the top level or in the "
+     "sweep"},
     {"NoSize", "experiment: e\nkernel: gemm\nsweeps:\n  - variant: omp_serial\n",
-     "test.yaml:4:5: variant 'omp_serial' of 'gemm' needs a value for 'size': list it in this sweep or "
+     "test.yaml:4:5: variant 'omp_serial' of 'gemm' needs a value for 'size': list it in this "
+     "sweep or "
      "set it at the top level"},
-    {"GemmSizeWithoutK", "experiment: e\nkernel: gemm\nsweeps:\n  - {variant: omp_serial, size: {m: 4, n: 4}}\n",
+    {"GemmSizeWithoutK",
+     "experiment: e\nkernel: gemm\nsweeps:\n  - {variant: omp_serial, size: {m: 4, n: 4}}\n",
      "test.yaml:4:33: size of a gemm needs k: {m: 4, n: 4, k: K}"},
     {"NoDtypeSupported",
      "experiment: e\nkernel: gemm\nsweeps:\n  - {variant: cuda_tf32, size: 8, dtype: double}\n",
      "test.yaml:4:5: this sweep expands to no point (no variant supports the listed dtypes?)"},
-    {"BytesOverflow", "experiment: e\nkernel: transpose\nsweeps:\n  - {variant: omp_serial, size: 1099511627776}\n",
+    {"BytesOverflow",
+     "experiment: e\nkernel: transpose\nsweeps:\n  - {variant: omp_serial, size: 1099511627776}\n",
      "test.yaml:4:33: size 1099511627776x1099511627776 needs 9.67e+24 bytes, beyond a 64-bit byte "
      "count"},
     {"GemmBytesOverflow",
-     "experiment: e\nkernel: gemm\nsweeps:\n  - variant: omp_serial\n    size: {m: 1099511627776, n: 1099511627776, k: 1099511627776}\n",
-     "test.yaml:5:11: size 1099511627776x1099511627776x1099511627776 needs 1.45e+25 bytes, beyond a 64-bit byte count"},
+     "experiment: e\nkernel: gemm\nsweeps:\n  - variant: omp_serial\n    size: {m: 1099511627776, "
+     "n: 1099511627776, k: 1099511627776}\n",
+     "test.yaml:5:11: size 1099511627776x1099511627776x1099511627776 needs 1.45e+25 bytes, beyond "
+     "a 64-bit byte count"},
     {"BaselineInNoKernel", "experiment: e\nkernel: gemm\nbaseline: copy\nsweeps:\n  - size: 8\n",
      "test.yaml:3:11: baseline variant 'copy' exists in none of the kernels of this config (gemm)"},
 };
 
 class ExpandErrorTest : public ::testing::TestWithParam<ExpandError> {};
 
-TEST_P(ExpandErrorTest, IsLocated) { EXPECT_EQ(expand_error(GetParam().yaml), GetParam().message); }
+TEST_P(ExpandErrorTest, IsLocated) {
+  EXPECT_EQ(expand_error(GetParam().yaml), GetParam().message);
+}
 
 INSTANTIATE_TEST_SUITE_P(Expand, ExpandErrorTest, ::testing::ValuesIn(kExpandErrors),
                          [](const auto& p) { return std::string(p.param.name); });

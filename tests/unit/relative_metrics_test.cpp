@@ -75,7 +75,8 @@ TEST(RelativeMetrics, AFailedBaselineGivesNoSpeedupAndFailedPointsGetNone) {
   apply_relative_metrics(records, fake_registry());
   EXPECT_TRUE(records[1]["speedup"].is_null());
 
-  std::vector<Record> with_base = {record("gemm", "omp_serial", "cpu", 10.0, std::nullopt, true), failed};
+  std::vector<Record> with_base = {record("gemm", "omp_serial", "cpu", 10.0, std::nullopt, true),
+                                   failed};
   apply_relative_metrics(with_base, fake_registry());
   EXPECT_TRUE(with_base[1]["speedup"].is_null());
 }

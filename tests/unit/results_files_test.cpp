@@ -38,7 +38,8 @@ TEST(WriteFileAtomically, ErrorNamesThePathAndTheReason) {
     write_file_atomically(file, "x");
     FAIL() << "no exception";
   } catch (const std::runtime_error& e) {
-    EXPECT_EQ(std::string(e.what()), file.string() + ".tmp: cannot create: No such file or directory");
+    EXPECT_EQ(std::string(e.what()),
+              file.string() + ".tmp: cannot create: No such file or directory");
   }
 }
 
@@ -47,7 +48,8 @@ TEST(WriteFileAtomically, AFailedWriteKeepsTheOldContent) {
   TempDir dir;
   const auto file = dir / "records.csv";
   write_file_atomically(file, "old\n");
-  std::filesystem::permissions(dir.path(), std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
+  std::filesystem::permissions(
+      dir.path(), std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
   EXPECT_THROW(write_file_atomically(file, "new\n"), std::runtime_error);
   std::filesystem::permissions(dir.path(), std::filesystem::perms::owner_all);
   EXPECT_EQ(read_file(file), "old\n");
@@ -75,7 +77,8 @@ TEST(ReadJsonl, DropsATruncatedLastLineWithAWarning) {
   const auto records = read_jsonl(file, &warnings);
   ASSERT_EQ(records.size(), 2u);
   ASSERT_EQ(warnings.size(), 1u);
-  EXPECT_EQ(warnings[0], file.string() + ":3: dropped a truncated last record (11 bytes without a newline)");
+  EXPECT_EQ(warnings[0],
+            file.string() + ":3: dropped a truncated last record (11 bytes without a newline)");
 }
 
 TEST(ReadJsonl, ACompleteLastLineWithoutNewlineIsStillDropped) {
@@ -96,7 +99,8 @@ TEST(ReadJsonl, ACorruptMiddleLineIsAnError) {
     read_jsonl(file, nullptr);
     FAIL() << "no exception";
   } catch (const std::runtime_error& e) {
-    EXPECT_TRUE(std::string(e.what()).starts_with(file.string() + ":2: not a JSON record: ")) << e.what();
+    EXPECT_TRUE(std::string(e.what()).starts_with(file.string() + ":2: not a JSON record: "))
+        << e.what();
   }
 }
 
@@ -121,7 +125,8 @@ TEST(RecordFiles, AppendWritesJsonlLinesAndRewritesTheCsv) {
   RecordFiles files(dir / "out", "records");
   files.append(numbered(1));
   files.append(numbered(2));
-  EXPECT_EQ(read_file(dir / "out" / "records.jsonl"), numbered(1).dump() + "\n" + numbered(2).dump() + "\n");
+  EXPECT_EQ(read_file(dir / "out" / "records.jsonl"),
+            numbered(1).dump() + "\n" + numbered(2).dump() + "\n");
   EXPECT_EQ(read_file(dir / "out" / "records.csv"), to_csv({numbered(1), numbered(2)}));
   EXPECT_EQ(files.records().size(), 2u);
 }

@@ -72,7 +72,8 @@ TEST_P(GemmCpuVariant, OddSizeIsVerifiedAndTimed) {
     EXPECT_LE(r["time_ms_min"].get<double>(), median);
     EXPECT_GE(r["time_ms_max"].get<double>(), median);
     EXPECT_DOUBLE_EQ(r["gflops"].get<double>(), 2.0 * 37 * 29 * 19 / (median * 1e6));
-    const double bytes = (37.0 * 19 + 19.0 * 29 + 37.0 * 29) * static_cast<double>(dtype_bytes(*p.dtype));
+    const double bytes =
+        (37.0 * 19 + 19.0 * 29 + 37.0 * 29) * static_cast<double>(dtype_bytes(*p.dtype));
     EXPECT_DOUBLE_EQ(r["gbps"].get<double>(), bytes / (median * 1e6));
     const std::string reason = r["stop_reason"];
     EXPECT_TRUE(reason == "rsd" || reason == "time" || reason == "max_samples") << reason;
@@ -104,7 +105,8 @@ TEST(RunPoint, ASizeBeyondHostMemoryIsSkippedWithTheReason) {
   const Record r = run_point(spec, points[0], Registry::instance());
   EXPECT_EQ(r["status"], "skipped");
   // 3 × (3 · 10¹² floats) bytes
-  EXPECT_TRUE(r["message"].get<std::string>().starts_with("needs about 33527.6 GiB of host memory, "))
+  EXPECT_TRUE(
+      r["message"].get<std::string>().starts_with("needs about 33527.6 GiB of host memory, "))
       << r["message"];
   EXPECT_TRUE(r["time_ms_median"].is_null());
 }
@@ -124,7 +126,8 @@ class SelftestWorkload : public Workload {
   void poison_output() override { std::fill(out_.begin(), out_.end(), std::nan("")); }
   void run() override { std::fill(out_.begin(), out_.end(), value_); }
   Verification verify() override {
-    return compare_with_reference<double>(out_, static_cast<const OnesProblem&>(*problem_).reference, 0.0);
+    return compare_with_reference<double>(
+        out_, static_cast<const OnesProblem&>(*problem_).reference, 0.0);
   }
   nlohmann::json extra_fields() const override { return {{"h2d_ms", 0.25}}; }
 
@@ -161,7 +164,8 @@ const Registry& selftest_registry() {
         {.name = "right", .factory = make(1.0)},
         {.name = "wrong", .factory = make(2.0)},
         {.name = "throws",
-         .factory = [](const Point&, std::shared_ptr<const Problem> p) -> std::unique_ptr<Workload> {
+         .factory = [](const Point&,
+                       std::shared_ptr<const Problem> p) -> std::unique_ptr<Workload> {
            return std::make_unique<ThrowingWorkload>(std::move(p), 1.0);
          }},
         {.name = "skips",
@@ -184,9 +188,11 @@ const Registry& selftest_registry() {
 
 Record run_selftest(const std::string& variant) {
   static const ExperimentSpec spec = testing::parse(
-      "experiment: selftest\nkernel: selftest\nrepeat: {warmup: 1, min_samples: 2, max_samples: 2}\n"
+      "experiment: selftest\nkernel: selftest\nrepeat: {warmup: 1, min_samples: 2, max_samples: "
+      "2}\n"
       "sweeps:\n  - {size: 5, dtype: double}\n");
-  Point p{.kernel = "selftest", .variant = variant, .size = ProblemSize{5, 5, 0}, .dtype = Dtype::f64};
+  Point p{
+      .kernel = "selftest", .variant = variant, .size = ProblemSize{5, 5, 0}, .dtype = Dtype::f64};
   return run_point(spec, p, selftest_registry());
 }
 
@@ -203,7 +209,8 @@ TEST(RunPoint, RightResultIsOkAndCarriesExtraFields) {
 TEST(RunPoint, WrongResultFailsVerification) {
   const Record r = run_selftest("wrong");
   EXPECT_EQ(r["status"], "failed");
-  EXPECT_EQ(r["message"], "verification failed: max relative error 1 > tolerance 0 (element 0: 2 vs 1)");
+  EXPECT_EQ(r["message"],
+            "verification failed: max relative error 1 > tolerance 0 (element 0: 2 vs 1)");
   EXPECT_EQ(r["verified"], false);
   EXPECT_EQ(r["max_rel_err"], 1.0);
   EXPECT_TRUE(r["time_ms_median"].is_null());

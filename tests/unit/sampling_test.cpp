@@ -12,7 +12,8 @@ namespace runner {
 namespace {
 
 // min_seconds is 0 here: its tests are in measure_test.cpp.
-SamplingRule rule(int min_samples, int max_samples, double target_rsd, double max_seconds, int warmup = 2) {
+SamplingRule rule(int min_samples, int max_samples, double target_rsd, double max_seconds,
+                  int warmup = 2) {
   SamplingRule r;
   r.warmup = warmup;
   r.min_samples = min_samples;
@@ -80,7 +81,13 @@ TEST(Measure, OrderOfPoisonRunVerify) {
   // First run verified, one more warm-up run, then three samples, then a last check.
   ScriptedWorkload w({9.0, 9.0, 3.0, 1.0, 2.0}, 0);
   const Measurement m = measure(w, rule(3, 3, 0.0, 100.0, 2), cold());
-  EXPECT_EQ(w.log, "PSRTV" "SRT" "PFSRT" "PFSRT" "PFSRT" "V");
+  EXPECT_EQ(w.log,
+            "PSRTV"
+            "SRT"
+            "PFSRT"
+            "PFSRT"
+            "PFSRT"
+            "V");
   EXPECT_EQ(w.runs, 5);
   EXPECT_EQ(m.samples_ms, (std::vector<double>{3.0, 1.0, 2.0}));  // warm-ups are not samples
   EXPECT_EQ(m.stats.samples, 3);
@@ -93,7 +100,10 @@ TEST(Measure, OrderOfPoisonRunVerify) {
 TEST(Measure, NoWarmupBeyondTheVerifiedRun) {
   ScriptedWorkload w({}, 0);
   measure(w, rule(1, 1, 0.0, 100.0, 0), cold());
-  EXPECT_EQ(w.log, "PSRTV" "PFSRT" "V");
+  EXPECT_EQ(w.log,
+            "PSRTV"
+            "PFSRT"
+            "V");
 }
 
 TEST(Measure, AWrongFirstResultEndsThePointBeforeAnySample) {

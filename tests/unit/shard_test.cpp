@@ -53,7 +53,8 @@ TEST(Shard, OneShardIsTheWholeMatrixInOrder) {
 
 TEST(Shard, Deterministic) {
   const auto points = many_points();
-  EXPECT_EQ(shard_assignment(points, 5, fake_registry()), shard_assignment(points, 5, fake_registry()));
+  EXPECT_EQ(shard_assignment(points, 5, fake_registry()),
+            shard_assignment(points, 5, fake_registry()));
   // Another expansion of the same config gives the same assignment (ties are broken by id, not by
   // memory addresses or hash seeds).
   EXPECT_EQ(shard_assignment(many_points(), 5, fake_registry()),
@@ -84,13 +85,16 @@ sweeps:
             30 * estimated_cost(points[1], fake_registry()));
   const auto assignment = shard_assignment(points, 4, fake_registry());
   int huge_shard = assignment[0];
-  for (std::size_t i = 1; i < points.size(); ++i) EXPECT_NE(assignment[i], huge_shard) << points[i].key();
+  for (std::size_t i = 1; i < points.size(); ++i)
+    EXPECT_NE(assignment[i], huge_shard) << points[i].key();
   const auto alone = shard(points, huge_shard, 4, fake_registry());
   ASSERT_EQ(alone.size(), 1u);
   EXPECT_EQ(alone[0].key(), "gemm/omp_serial dtype=float size=4096x4096x4096");
   // The 30 small points spread over the three other shards, 10 each (equal costs per size).
   for (int i = 0; i < 4; ++i) {
-    if (i != huge_shard) { EXPECT_EQ(shard(points, i, 4, fake_registry()).size(), 10u); }
+    if (i != huge_shard) {
+      EXPECT_EQ(shard(points, i, 4, fake_registry()).size(), 10u);
+    }
   }
 }
 
@@ -104,8 +108,11 @@ TEST(Shard, MoreShardsThanPointsLeavesSomeEmpty) {
 }
 
 TEST(EstimatedCost, GrowsWithWorkAndShrinksWithThreads) {
-  Point small{.kernel = "gemm", .variant = "omp_blocked", .size = ProblemSize{256, 256, 256},
-              .dtype = Dtype::f32, .threads = 1};
+  Point small{.kernel = "gemm",
+              .variant = "omp_blocked",
+              .size = ProblemSize{256, 256, 256},
+              .dtype = Dtype::f32,
+              .threads = 1};
   Point large = small;
   large.size = ProblemSize{1024, 1024, 1024};
   Point parallel = large;
