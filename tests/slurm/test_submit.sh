@@ -9,7 +9,7 @@
 #   * killed: 5 shards with throttle %1 on a cluster with MaxArraySize=3 (so shards 3-4 go
 #     through a shard map); two pending elements are cancelled; collect reports exactly their
 #     points missing (exit 3); `submit --resume` resubmits just those two shards and completes;
-#   * time limit: 2 shards of 1-second points with --time=1: shard 0 gets Slurm's SIGTERM and
+#   * time limit: 2 shards of 3-second points with --time=2: shard 0 gets Slurm's SIGTERM and
 #     drains (exit 143), shard 1 is scancel'ed while running; records stay valid, collect lists
 #     the rest as missing, status says interrupted / killed, and `submit --resume` finishes both,
 #     keeping the records already there.
@@ -38,6 +38,10 @@ export RUNNER_JOBS_DIR=$ROOT/jobs
 PY=/usr/bin/python3
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/slurmsub.XXXXXX")
+# A run measures the machine's ceilings before its first point when none are stored: do it once
+# here, so that shards start on their points at once (the time-limit test counts on it).
+export RUNNER_CALIBRATION_DIR=$WORK/calibration
+"$RUNNER" calibrate --cpu-only --out "$RUNNER_CALIBRATION_DIR" >"$WORK/calibrate.log" 2>&1 || true
 chmod 755 "$WORK"
 # CTest kills a test that runs past its TIMEOUT with SIGKILL, which no trap sees and which would
 # leave the daemons running: stop ourselves first (SIGTERM → exit 130 → the EXIT trap).
@@ -292,7 +296,10 @@ check "resume again: nothing to resubmit" grep -q '^nothing to resubmit' <<<"$ou
 # --------------------------------------------------------------- time limit --
 D=$WORK/drain
 t0=$(t_now)
-out=$("$RUNNER" submit "$DRAIN" --tasks 2 --time 1 --out "$D" 2>&1) || true
+# --time=2 with the template's --signal=B:TERM@60: Slurm sends the warning 30-90 s after the start
+# (it checks limits every 30 s), late enough for shard 1 to record 3 points first even on a loaded
+# machine, early enough that shard 0 (about 120 s of 3-second points) is always cut short.
+out=$("$RUNNER" submit "$DRAIN" --tasks 2 --time 2 --out "$D" 2>&1) || true
 DA=$(array_ids "$out")
 DC=$(collect_id "$out")
 [[ -n $DA && -n $DC ]] || not_ok "drain run submitted" "$out"
@@ -304,7 +311,7 @@ if wait_until 60 three_records; then
 else
     not_ok "shard 1 recorded 3 points within 60 s"
 fi
-wait_collect drain "$DC" 150
+wait_collect drain "$DC" 240
 T_DRAIN=$(t_since "$t0")
 st0="$(job_field "${DA}_0" JobState) $(job_field "${DA}_0" ExitCode)"
 st1="$(job_field "${DA}_1" JobState) $(job_field "${DA}_1" ExitCode)"
@@ -338,7 +345,7 @@ t0=$(t_now)
 out=$("$RUNNER" submit --resume "$D" --time 5 2>&1) || true
 DRC=$(collect_id "$out")
 check "drain resume: resubmits both shards with --time 5" grep -q '^resubmitting 2 of 2 shards (0-1)' <<<"$out"
-wait_collect "drain resume" "$DRC" 150
+wait_collect "drain resume" "$DRC" 240
 T_DRAIN_RESUME=$(t_since "$t0")
 check "drain resume: collect COMPLETED 0:0" test "$(job_field "$DRC" JobState) $(job_field "$DRC" ExitCode)" = "COMPLETED 0:0"
 check "drain resume: shard 0 kept its first record as it was" test "$(head -n 1 "$D/shards/0.jsonl")" = "$first0"
@@ -353,7 +360,7 @@ echo "#   smoke_cpu.yaml (21 points, 3 shards): submit returned in ${T_SUBMIT} s
 echo "#   ${T_PROJECT}"
 echo "#   killed (5 shards, %1, 2 cancelled pending): ${T_KILLED} s; resume of 2 shards ${T_RESUME} s"
 echo "#   a pending element cancelled leaves: ${K_LEFT}"
-echo "#   timed-out shard (--time=1): ${D0_LEFT}"
+echo "#   timed-out shard (--time=2): ${D0_LEFT}"
 echo "#   running shard scancel'ed: ${D1_LEFT}"
 echo "#   drain run ${T_DRAIN} s, its resume ${T_DRAIN_RESUME} s; whole test ${T_TOTAL} s"
 finish
