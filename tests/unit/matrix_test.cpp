@@ -264,6 +264,23 @@ sweeps:
                              }));
 }
 
+TEST(Expand, ExcludesApplyToBaselinesToo) {
+  // A slow baseline kept off the large size: the points there have no baseline (no speedup).
+  const auto points = expand_text(R"(experiment: e
+kernel: gemm
+baseline: omp_serial
+sweeps:
+  - {variant: omp_blocked, size: [8, 4096], threads: 2}
+exclude:
+  - {variant: omp_serial, size: 4096}
+)");
+  EXPECT_EQ(keys_of(points), (std::vector<std::string>{
+                                 "gemm/omp_serial dtype=float size=8x8x8 [baseline]",
+                                 "gemm/omp_blocked dtype=float size=8x8x8 threads=2",
+                                 "gemm/omp_blocked dtype=float size=4096x4096x4096 threads=2",
+                             }));
+}
+
 TEST(Expand, BaselineOnlyForDtypesItSupports) {
   const auto points = expand_text(R"(experiment: e
 kernel: gemm
