@@ -31,6 +31,9 @@ constexpr std::uintmax_t kMaxConfigBytes = 1 << 20;
 // Aliases let a few lines of YAML describe an exponentially large tree; nothing legitimate in a
 // config comes near this many nodes.
 constexpr std::size_t kMaxNodes = 100000;
+// A config is a few levels deep; an alias used inside its own anchor (`a: &a [*a]`) is a cycle
+// that a recursive walk would follow until the stack overflows.
+constexpr int kMaxDepth = 64;
 constexpr std::int64_t kMaxExtent = std::int64_t{1} << 40;
 constexpr std::int64_t kMaxThreads = 4096;
 
@@ -312,20 +315,24 @@ class ConfigParser {
     return s;
   }
 
-  nlohmann::json to_json(const YAML::Node& n) {
+  nlohmann::json to_json(const YAML::Node& n, int depth = 0) {
     if (++nodes_ > kMaxNodes)
       fail(n, fmt::format("the config expands to more than {} values (aliases?)", kMaxNodes));
+    if (depth > kMaxDepth)
+      fail(n, fmt::format("the config nests deeper than {} levels (an alias inside its own anchor?)",
+                          kMaxDepth));
     switch (n.Type()) {
       case YAML::NodeType::Map: {
         nlohmann::json j = nlohmann::json::object();
         // A key that is not a name is refused later, with its location; here it must not throw.
         for (const auto& kv : n)
-          j[kv.first.IsScalar() ? kv.first.Scalar() : to_json(kv.first).dump()] = to_json(kv.second);
+          j[kv.first.IsScalar() ? kv.first.Scalar() : to_json(kv.first, depth + 1).dump()] =
+              to_json(kv.second, depth + 1);
         return j;
       }
       case YAML::NodeType::Sequence: {
         nlohmann::json j = nlohmann::json::array();
-        for (const auto& item : n) j.push_back(to_json(item));
+        for (const auto& item : n) j.push_back(to_json(item, depth + 1));
         return j;
       }
       case YAML::NodeType::Scalar: return n.Scalar();
