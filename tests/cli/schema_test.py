@@ -38,6 +38,10 @@ ONLY_THE_RUNNER_SEES = {
     "65_matrix_too_large.yaml": "a bound on the product of list lengths",
 }
 
+# Files whose YAML holds a cycle (an alias inside its own anchor): PyYAML builds it, and a schema
+# validator would walk it forever; the runner refuses them.
+CYCLES = {"68_alias_inside_itself.yaml"}
+
 FULL_CONFIG = """
 experiment: every_key
 description: a config with every key
@@ -119,6 +123,8 @@ class SchemaTest(unittest.TestCase):
                 document = load_yaml(path)
             except (yaml.YAMLError, UnicodeDecodeError):
                 continue  # syntax, tabs, bytes: the YAML layer's business
+            if path.name in CYCLES:
+                continue  # a recursive structure: no validator walks it
             with self.subTest(config=path.name):
                 valid = self.validator.is_valid(document)
                 if path.name in ONLY_THE_RUNNER_SEES:

@@ -37,6 +37,10 @@ void check_points(const std::vector<runner::Point>& points, const runner::Regist
   for (const auto& p : points)
     if (!ids.insert(p.id()).second) violated("two points with one id", p.key());
   if (points.empty()) violated("an accepted config without points", "");
+  // Sharding is O(n log n) with a point id per comparison: fine in a release build (1.6 s for the
+  // largest matrix, 100000 points), but tens of seconds under ASan and coverage. Large matrices
+  // say nothing new about it.
+  if (points.size() > 2000) return;
   std::size_t covered = 0;
   for (int i = 0; i < 3; ++i) covered += runner::shard(points, i, 3, registry).size();
   if (covered != points.size())

@@ -236,6 +236,22 @@ TEST(ConfigErrors, AliasBombIsRejectedQuickly) {
   EXPECT_LT(seconds, 1.0);
 }
 
+TEST(ConfigErrors, AnAliasInsideItsOwnAnchorIsAnError) {
+  // A cycle: walking it recursively overflowed the stack (found by tests/fuzz).
+  EXPECT_EQ(error_of(HEAD "loop: &loop [x, *loop]\nsweeps:\n  - size: 8\n"),
+            "test.yaml:3:14: the config nests deeper than 64 levels (an alias inside its own "
+            "anchor?)");
+  EXPECT_EQ(error_of(HEAD "sweeps: &s\n  - size: 8\n    more: *s\n"),
+            "test.yaml:4:11: the config nests deeper than 64 levels (an alias inside its own "
+            "anchor?)");
+}
+
+TEST(ConfigErrors, SixtyFourLevelsOfNestingAreFine) {
+  const std::string deep = std::string(60, '[') + "1" + std::string(60, ']');
+  EXPECT_EQ(error_of(HEAD "description: x\nslurm: {extra: " + deep + "}\nsweeps:\n  - size: 8\n"),
+            "test.yaml:4:17: slurm.extra must be a single value");
+}
+
 TEST(ConfigErrors, ADeeplyNestedDocumentIsAnError) {
   const std::string yaml =
       HEAD "sweeps: " + std::string(100000, '[') + std::string(100000, ']') + "\n";
