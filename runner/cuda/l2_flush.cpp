@@ -31,9 +31,12 @@ void flush_l2(cudaStream_t stream) {
     const cudaError_t e = cudaMalloc(&s.data, bytes);
     if (e == cudaErrorMemoryAllocation) throw_out_of_device_memory(bytes);
     check(e, "cudaMalloc (L2 flush buffer)", __FILE__, __LINE__);
+    // Zero-filled once; the reading kernel relies on it (runner/cuda/l2_flush_kernel.cu).
+    RUNNER_CUDA_CHECK(cudaMemsetAsync(s.data, 0, bytes, stream));
     s.bytes = bytes;
   }
-  RUNNER_CUDA_CHECK(cudaMemsetAsync(s.data, 0, s.bytes, stream));
+  launch_l2_read(s.data, s.bytes, stream);
+  RUNNER_CUDA_CHECK(cudaGetLastError());
 }
 
 std::size_t l2_flush_bytes() {
