@@ -37,7 +37,8 @@ namespace {
 // one slot suffices; a new problem frees the old one before allocating (large sizes need it).
 class ProblemCache {
  public:
-  std::shared_ptr<const Problem> get(const KernelInfo& kernel, const Point& point, std::uint64_t seed) {
+  std::shared_ptr<const Problem> get(const KernelInfo& kernel, const Point& point,
+                                     std::uint64_t seed) {
     const std::string key = point.problem_key();
     if (key != key_ || !problem_) {
       problem_.reset();
@@ -65,7 +66,8 @@ std::int64_t available_host_bytes() {
 
 // `gpu` is passed in, never read here: the parent process builds records for points that crashed
 // their worker and must not initialise CUDA (a forked child of a CUDA process cannot use CUDA).
-Record base_record(const ExperimentSpec& spec, const Point& p, const VariantInfo* v, const std::string& gpu) {
+Record base_record(const ExperimentSpec& spec, const Point& p, const VariantInfo* v,
+                   const std::string& gpu) {
   const Environment& env = environment();
   Record r;
   r["experiment"] = spec.experiment;
@@ -82,8 +84,9 @@ Record base_record(const ExperimentSpec& spec, const Point& p, const VariantInfo
   r["threads"] = p.threads ? nlohmann::ordered_json(*p.threads) : nullptr;
   r["status"] = "ok";
   r["message"] = "";
-  for (const char* key : {"samples", "time_ms_median", "time_ms_min", "time_ms_mean", "time_ms_stddev",
-                          "gflops", "gbps", "speedup", "efficiency", "verified", "max_rel_err"})
+  for (const char* key :
+       {"samples", "time_ms_median", "time_ms_min", "time_ms_mean", "time_ms_stddev", "gflops",
+        "gbps", "speedup", "efficiency", "verified", "max_rel_err"})
     r[key] = nullptr;
   r["host"] = env.host;
   r["gpu"] = gpu;
@@ -116,7 +119,8 @@ Record run_point(const ExperimentSpec& spec, const Point& point, const Registry&
     return r;
   }
   if (!variant->factory) {
-    set_status(r, Status::skipped, variant->unavailable_reason.empty() ? "not built" : variant->unavailable_reason);
+    set_status(r, Status::skipped,
+               variant->unavailable_reason.empty() ? "not built" : variant->unavailable_reason);
     return r;
   }
   if (variant->backend == Backend::cuda && !gpu_info().present) {
@@ -128,7 +132,8 @@ Record run_point(const ExperimentSpec& spec, const Point& point, const Registry&
     omp_set_num_threads(*point.threads);
     if (*point.threads > env.cores) {
       r["oversubscribed"] = true;
-      r["message"] = fmt::format("oversubscribed: {} threads on {} cores", *point.threads, env.cores);
+      r["message"] =
+          fmt::format("oversubscribed: {} threads on {} cores", *point.threads, env.cores);
     }
   }
   const double bytes = kernel->bytes ? kernel->bytes(point) : 0.0;
@@ -137,7 +142,8 @@ Record run_point(const ExperimentSpec& spec, const Point& point, const Registry&
   if (host_need > static_cast<double>(available_host_bytes()) && available_host_bytes() > 0) {
     set_status(r, Status::skipped,
                fmt::format("needs about {:.1f} GiB of host memory, {:.1f} GiB available",
-                           host_need / (1 << 30), static_cast<double>(available_host_bytes()) / (1 << 30)));
+                           host_need / (1 << 30),
+                           static_cast<double>(available_host_bytes()) / (1 << 30)));
     return r;
   }
   const ProfilerRange range("point " + point.id());
@@ -146,8 +152,10 @@ Record run_point(const ExperimentSpec& spec, const Point& point, const Registry&
     auto workload = variant->factory(point, problem);
     MeasureOptions how;
     how.mode = spec.measure.value_or(kernel->measure_mode());
-    if (variant->backend == Backend::cuda) how.monitor = gpu_monitor();
-    else r["omp_thread_cpus"] = omp_thread_cpus(point.threads.value_or(1));
+    if (variant->backend == Backend::cuda)
+      how.monitor = gpu_monitor();
+    else
+      r["omp_thread_cpus"] = omp_thread_cpus(point.threads.value_or(1));
     const Measurement m = measure(*workload, spec.repeat, how);
     const Verification& v = m.verification;
     r["verified"] = v.passed;
@@ -194,7 +202,8 @@ Record run_point(const ExperimentSpec& spec, const Point& point, const Registry&
 }
 
 std::string run_fingerprint(const ExperimentSpec& spec, const std::string& device) {
-  return fmt::format("{:016x}", fnv1a64(spec.text + "\n" + build_info::kGitRevision + "\n" + device));
+  return fmt::format("{:016x}",
+                     fnv1a64(spec.text + "\n" + build_info::kGitRevision + "\n" + device));
 }
 
 namespace {
@@ -202,14 +211,17 @@ namespace {
 // The device a run measures, from the environment a worker reported: the GPU's name when the
 // config has CUDA points and a GPU is present, else the CPU model.
 std::string device_of(const nlohmann::json& env) {
-  if (env.contains("gpu") && env["gpu"].value("present", false)) return env["gpu"].value("name", "");
+  if (env.contains("gpu") && env["gpu"].value("present", false))
+    return env["gpu"].value("name", "");
   return env.value("cpu_model", "");
 }
 
 }  // namespace
 
 int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_points,
-                   const std::vector<Point>& points, const Registry& registry, const RunOptions& options) {
+                   const std::vector<Point>& points, const Registry& registry,
+                   const RunOptions& options) {
+  const auto run_start = std::chrono::steady_clock::now();
   // Points run in a worker process; this process owns the files. Start the first worker now: its
   // hello carries the environment (GPU included) that the manifest and the fingerprint need.
   auto worker = std::make_unique<WorkerProcess>(spec, points, registry);
@@ -223,7 +235,8 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
       options.calibration_dir, env, calibration_needs(points, registry, env), options.calibrate);
   const Ceilings ceilings(calibration);
 
-  Manifest manifest(options.out_dir, options.stem == "records" ? "manifest.json" : options.stem + ".manifest.json");
+  Manifest manifest(options.out_dir,
+                    options.stem == "records" ? "manifest.json" : options.stem + ".manifest.json");
   manifest.describe(spec, all_points, fingerprint, options.shard_label, env);
   manifest.add("calibration", calibration);
 
@@ -251,7 +264,8 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
     done[r.value("point_id", "")] = true;
   }
   if (!kept.empty())
-    spdlog::info("resuming: {} points already ok, {} to run", kept.size(), points.size() - kept.size());
+    spdlog::info("resuming: {} points already ok, {} to run", kept.size(),
+                 points.size() - kept.size());
 
   Progress progress(options.progress, points.size());
   int exit_code = 0;
@@ -263,6 +277,7 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
       continue;
     }
     if (interrupt_requested()) break;
+    const auto point_start = std::chrono::steady_clock::now();
     if (!worker || !worker->alive()) {
       worker = std::make_unique<WorkerProcess>(spec, points, registry);
       if (!worker->hello() && ++failed_starts >= 3)
@@ -280,10 +295,13 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
     } else {
       const KernelInfo* k = registry.find(p.kernel);
       r = base_record(spec, p, k ? k->find_variant(p.variant) : nullptr, gpu_name);
-      set_status(r, Status::failed, outcome.kind == WorkerProcess::Outcome::timed_out
-                                        ? outcome.cause
-                                        : "the point crashed its worker process: " + outcome.cause);
+      set_status(r, Status::failed,
+                 outcome.kind == WorkerProcess::Outcome::timed_out
+                     ? outcome.cause
+                     : "the point crashed its worker process: " + outcome.cause);
     }
+    r["point_s"] =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - point_start).count();
     relative.observe(r);
     relative.apply(r);
     ceilings.apply(r, registry);
@@ -295,10 +313,13 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
   progress.clear();
   const bool interrupted = interrupt_requested();
   manifest.write(interrupted ? "interrupted" : "complete", files.records());
-  print_summary(files.records(), points.size(), stdout);
+  print_summary(
+      files.records(), points.size(), stdout,
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count());
   if (interrupted) {
     const int sig = interrupt_signal();
-    fmt::print(stderr, "\nInterrupted by {} after {} of {} points. Records so far are in {}.\n"
+    fmt::print(stderr,
+               "\nInterrupted by {} after {} of {} points. Records so far are in {}.\n"
                "Resume with: runner {} --out {} --resume{}\n",
                sig == 15 ? "SIGTERM" : "SIGINT", files.records().size(), points.size(),
                options.out_dir.string(), spec.file.string(), options.out_dir.string(),

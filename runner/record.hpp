@@ -32,6 +32,10 @@ inline const std::vector<std::string_view> kRequiredColumns = {
 //  stop_reason                 rsd | time | max_samples: why sampling stopped
 //  measure, launches_per_sample  cold | hot, and executions per sample (docs/measurement.md)
 //  noise_warning               the rsd stayed above repeat.target_rsd ("" when it settled)
+//  timed_s, point_s            seconds inside the clock (kept samples, every execution), and the
+//                              point's wall time from the runner's side (set-up, reference,
+//                              warm-ups, verification, flushes included): their ratio is the
+//                              runner's overhead
 //  guard_timeouts, discarded_samples  CUDA: launch guards that timed out; samples retaken because
 //                              the SM clock was below 75 % of its default
 //  sm_clock_mhz, gpu_temp_c, gpu_power_w  CUDA, from NVML: mean SM clock of the samples, then
@@ -46,7 +50,7 @@ inline const std::vector<std::string_view> kRequiredColumns = {
 //  seed, point_key, node       input seed, readable point description, host that ran it
 inline const std::vector<std::string_view> kKnownExtraColumns = {
     "kernel_size", "grid", "print", "is_baseline", "oversubscribed", "time_ms_max", "time_ms_rsd",
-    "stop_reason", "measure", "launches_per_sample", "noise_warning", "guard_timeouts",
+    "stop_reason", "measure", "launches_per_sample", "noise_warning", "timed_s", "point_s", "guard_timeouts",
     "discarded_samples", "sm_clock_mhz", "gpu_temp_c", "gpu_power_w", "omp_thread_cpus",
     "arith_intensity", "pct_peak_bw", "pct_peak_flops", "pct_theoretical_bw", "h2d_ms", "d2h_ms", "pct_of_copy", "verify_tolerance", "reference", "seed",
     "point_key", "node"};

@@ -116,6 +116,7 @@ Measurement measure(Workload& workload, const SamplingRule& rule, const MeasureO
     progress.timed_s += batch_ms * 1e-3;
   } while (!stop.done(progress));
   m.stop_reason = stop.reason(progress);
+  m.timed_s = progress.timed_s;
   m.stats = summarize(m.samples_ms);
   m.noise_warning = stop.noise_warning(m.samples_ms);
   if (throttled_kept > 0)
@@ -141,6 +142,7 @@ void add_measurement_fields(Record& r, const Measurement& m) {
   r["measure"] = std::string(measure_mode_name(m.mode));
   r["launches_per_sample"] = m.launches_per_sample;
   r["noise_warning"] = m.noise_warning;
+  r["timed_s"] = m.timed_s;
   if (m.guard_timeouts) r["guard_timeouts"] = *m.guard_timeouts;
   if (m.discarded_samples) r["discarded_samples"] = *m.discarded_samples;
   if (m.sm_clock_mhz) r["sm_clock_mhz"] = *m.sm_clock_mhz;

@@ -64,6 +64,7 @@ struct Measurement {
   MeasureMode mode =
       MeasureMode::hot;  // what the samples really were (a CPU workload is never cold)
   int launches_per_sample = 1;
+  double timed_s = 0;  // seconds inside the clock over the kept samples (every execution)
   std::optional<int> guard_timeouts;  // samples whose launch guard timed out (guarded clocks only)
   // With a monitor: samples discarded as throttled, and the device's state over the point.
   std::optional<int> discarded_samples;

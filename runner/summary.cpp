@@ -6,7 +6,8 @@
 
 namespace runner {
 
-void print_summary(const std::vector<Record>& records, std::size_t planned, std::FILE* out) {
+void print_summary(const std::vector<Record>& records, std::size_t planned, std::FILE* out,
+                   double run_wall_s) {
   struct Best {
     const Record* record = nullptr;
   };
@@ -20,34 +21,53 @@ void print_summary(const std::vector<Record>& records, std::size_t planned, std:
       ++reasons[fmt::format("{} {}: {}", status, r.value("variant", ""), r.value("message", ""))];
       continue;
     }
-    auto dim = [&](const char* k) { return r.contains(k) && r[k].is_number() ? r[k].dump() : std::string(); };
+    auto dim = [&](const char* k) {
+      return r.contains(k) && r[k].is_number() ? r[k].dump() : std::string();
+    };
     std::string size = dim("m");
     if (!dim("n").empty()) size += "x" + dim("n");
     if (!dim("k").empty()) size += "x" + dim("k");
     if (!dim("kernel_size").empty()) size += " ks=" + dim("kernel_size");
-    const std::string key = fmt::format("{:<10} {:<7} {:<16} {:<5}", r.value("kernel", ""),
-                                        r["dtype"].is_string() ? r["dtype"].get<std::string>() : "-",
-                                        size.empty() ? "-" : size, r.value("backend", ""));
+    const std::string key =
+        fmt::format("{:<10} {:<7} {:<16} {:<5}", r.value("kernel", ""),
+                    r["dtype"].is_string() ? r["dtype"].get<std::string>() : "-",
+                    size.empty() ? "-" : size, r.value("backend", ""));
     Best& b = best[key];
-    if (!b.record || r["time_ms_median"].get<double>() < (*b.record)["time_ms_median"].get<double>())
+    if (!b.record ||
+        r["time_ms_median"].get<double>() < (*b.record)["time_ms_median"].get<double>())
       b.record = &r;
   }
   if (!best.empty()) {
-    fmt::print(out, "\n{:<10} {:<7} {:<16} {:<5} {:<28} {:>12} {:>10} {:>10}\n", "kernel", "dtype", "size",
-               "on", "fastest variant", "median ms", "GFLOP/s", "GB/s");
+    fmt::print(out, "\n{:<10} {:<7} {:<16} {:<5} {:<28} {:>12} {:>10} {:>10}\n", "kernel", "dtype",
+               "size", "on", "fastest variant", "median ms", "GFLOP/s", "GB/s");
     for (const auto& [key, b] : best) {
       const Record& r = *b.record;
       std::string what = r.value("variant", "");
-      if (r["block_x"].is_number()) what += fmt::format(" {}x{}", r["block_x"].get<int>(), r["block_y"].get<int>());
+      if (r["block_x"].is_number())
+        what += fmt::format(" {}x{}", r["block_x"].get<int>(), r["block_y"].get<int>());
       if (r["threads"].is_number()) what += fmt::format(" t={}", r["threads"].get<int>());
-      auto fig = [&](const char* k) { return r[k].is_number() ? fmt::format("{:.1f}", r[k].get<double>()) : std::string("-"); };
-      fmt::print(out, "{} {:<28} {:>12.4f} {:>10} {:>10}\n", key, what, r["time_ms_median"].get<double>(),
-                 fig("gflops"), fig("gbps"));
+      auto fig = [&](const char* k) {
+        return r[k].is_number() ? fmt::format("{:.1f}", r[k].get<double>()) : std::string("-");
+      };
+      fmt::print(out, "{} {:<28} {:>12.4f} {:>10} {:>10}\n", key, what,
+                 r["time_ms_median"].get<double>(), fig("gflops"), fig("gbps"));
     }
   }
-  fmt::print(out, "\n{} of {} points recorded: {} ok, {} failed, {} skipped, {} invalid\n", records.size(),
-             planned, counts["ok"], counts["failed"], counts["skipped"], counts["invalid"]);
+  fmt::print(out, "\n{} of {} points recorded: {} ok, {} failed, {} skipped, {} invalid\n",
+             records.size(), planned, counts["ok"], counts["failed"], counts["skipped"],
+             counts["invalid"]);
   for (const auto& [reason, n] : reasons) fmt::print(out, "  {} x{}\n", reason, n);
+  double point_s = 0, timed_s = 0;
+  for (const auto& r : records) {
+    if (r.contains("point_s") && r["point_s"].is_number()) point_s += r["point_s"].get<double>();
+    if (r.contains("timed_s") && r["timed_s"].is_number()) timed_s += r["timed_s"].get<double>();
+  }
+  if (timed_s > 0)
+    fmt::print(
+        out,
+        "Time: {}{:.1f} s in points, {:.1f} s of it timed (samples): {:.2f} x the timed time\n",
+        run_wall_s > 0 ? fmt::format("{:.1f} s wall, ", run_wall_s) : std::string(), point_s,
+        timed_s, (run_wall_s > 0 ? run_wall_s : point_s) / timed_s);
 }
 
 }  // namespace runner

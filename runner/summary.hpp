@@ -7,7 +7,10 @@
 namespace runner {
 
 // The table printed at the end of a run: per kernel, dtype and size the fastest ok variant with
-// its figure, then the counts by status and the reasons of points that did not run.
-void print_summary(const std::vector<Record>& records, std::size_t planned, std::FILE* out);
+// its figure, then the counts by status and the reasons of points that did not run, then where
+// the time went: the run's wall time (when given, > 0), the points' (point_s) and the time inside
+// the clock (timed_s), the last two summed over the records that have them.
+void print_summary(const std::vector<Record>& records, std::size_t planned, std::FILE* out,
+                   double run_wall_s = 0);
 
 }  // namespace runner

@@ -1,7 +1,9 @@
 // A small CPU experiment per kernel family, run end to end by the real binary, and its results
 // directory checked the way analysis/ and users read it.
 #include <algorithm>
+#include <regex>
 #include <set>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -97,6 +99,9 @@ TEST_P(EndToEnd, CpuVariantsRunVerifiedWithCompleteResults) {
                        " points recorded: " + std::to_string(expected_ids.size()) + " ok"),
             std::string::npos)
       << r.out;
+  EXPECT_TRUE(std::regex_search(
+      r.out, std::regex(R"(Time: [0-9.]+ s wall, [0-9.]+ s in points, [0-9.]+ s of it timed)")))
+      << r.out;
 
   // records.csv: the required columns first, in order; one row per point, all ok and verified.
   const CsvTable csv = parse_csv(read_text(out / "records.csv"));
@@ -117,6 +122,11 @@ TEST_P(EndToEnd, CpuVariantsRunVerifiedWithCompleteResults) {
     EXPECT_GE(std::stoi(csv.at(row, "samples")), 2);
     EXPECT_LE(std::stoi(csv.at(row, "samples")), 3);
     EXPECT_LE(std::stod(csv.at(row, "max_rel_err")), std::stod(csv.at(row, "verify_tolerance")));
+    // The time inside the clock is part of the point's wall time, never more.
+    const double timed_s = std::stod(csv.at(row, "timed_s")),
+                 point_s = std::stod(csv.at(row, "point_s"));
+    EXPECT_GT(timed_s, 0.0);
+    EXPECT_GE(point_s, timed_s);
     if (config.has_baseline) {
       const bool baseline = csv.at(row, "is_baseline") == "true";
       EXPECT_EQ(baseline, csv.at(row, "variant") == "omp_serial");

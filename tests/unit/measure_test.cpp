@@ -59,6 +59,8 @@ TEST(Measure, HotSamplesAreBatchesTimedAsOneAndRecordedAsTheirMean) {
   EXPECT_EQ(m.mode, MeasureMode::hot);
   EXPECT_EQ(m.launches_per_sample, 5);
   EXPECT_EQ(m.samples_ms, (std::vector<double>{80.0, 120.0}));
+  // Inside the clock: the two batches, 400 + 600 ms; warm-ups and checks are outside it.
+  EXPECT_DOUBLE_EQ(m.timed_s, 1.0);
 }
 
 TEST(Measure, ColdSamplesAreOneExecutionOnFlushedCaches) {
@@ -74,6 +76,7 @@ TEST(Measure, ColdSamplesAreOneExecutionOnFlushedCaches) {
   EXPECT_EQ(m.mode, MeasureMode::cold);
   EXPECT_EQ(m.launches_per_sample, 1);
   EXPECT_EQ(m.samples_ms, (std::vector<double>{2.0, 3.0}));
+  EXPECT_DOUBLE_EQ(m.timed_s, 0.005);
 }
 
 TEST(Measure, AWorkloadThatCannotFlushIsRecordedHotEvenWhenColdIsAsked) {
@@ -251,7 +254,8 @@ TEST(Measure, WithoutAMonitorThereAreNoClockFields) {
   EXPECT_FALSE(m.guard_timeouts);  // the scripted clock, like the CPU's, has no launch guard
   Record r;
   add_measurement_fields(r, m);
-  EXPECT_EQ(r.dump(), R"({"measure":"hot","launches_per_sample":25,"noise_warning":""})");
+  EXPECT_EQ(r.dump(),
+            R"({"measure":"hot","launches_per_sample":25,"noise_warning":"","timed_s":0.002})");
 }
 
 TEST(MeasureRecord, GpuFieldsAreNamedAsDocumented) {
@@ -268,7 +272,8 @@ TEST(MeasureRecord, GpuFieldsAreNamedAsDocumented) {
   EXPECT_EQ(
       r.dump(),
       R"({"measure":"cold","launches_per_sample":1,)"
-      R"("noise_warning":"rsd 0.8 % > target 0.5 % after 100 samples","guard_timeouts":0,)"
+      R"("noise_warning":"rsd 0.8 % > target 0.5 % after 100 samples","timed_s":0.0,)"
+      R"("guard_timeouts":0,)"
       R"("discarded_samples":2,"sm_clock_mhz":1755.0,"gpu_temp_c":48.0,"gpu_power_w":512.25})");
 }
 
