@@ -27,6 +27,11 @@ std::unique_ptr<Workload> make_smem(const Point&, std::shared_ptr<const Problem>
 std::unique_ptr<Workload> make_smem_pad(const Point&, std::shared_ptr<const Problem>);
 std::unique_ptr<Workload> make_tiled_rows(const Point&, std::shared_ptr<const Problem>);
 
+// transpose_vec.cu: tiled_vec, 16-byte vector loads and stores (float4 / double2), 4 per thread,
+// a fixed 256-byte-square tile (64² float, 32² double) and block (256 / 128 threads), swizzled
+// unpadded shared memory. No block axis.
+std::unique_ptr<Workload> make_tiled_vec(const Point&, std::shared_ptr<const Problem>);
+
 // transpose_copy.cu: a 16-byte-vector grid-stride copy of the m×n input to an m×n output, the
 // bandwidth ceiling every transpose is compared with (pct_of_copy).
 std::unique_ptr<Workload> make_copy(const Point&, std::shared_ptr<const Problem>);

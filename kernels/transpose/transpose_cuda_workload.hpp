@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -43,14 +44,17 @@ inline TileGrid tile_grid(std::int64_t extent_x, std::int64_t tile_x, std::int64
 }
 
 // The kernel a variant launches and the dynamic shared memory it needs with the point's block.
+// Variants without a block axis (a tuned, compile-time block) name theirs in fixed_block.
 struct KernelLaunch {
   const void* kernel = nullptr;
   std::size_t shared_bytes = 0;
+  std::optional<BlockShape> fixed_block = std::nullopt;
 };
 
 // The point's block, once the device is known to launch `launch` with it (PointInvalid if not).
 inline BlockShape launchable_block(const Point& point, const KernelLaunch& launch) {
-  const BlockShape block = point.block.value_or(BlockShape{32, 8});
+  const BlockShape block =
+      launch.fixed_block ? *launch.fixed_block : point.block.value_or(BlockShape{32, 8});
   cuda::require_launchable(block, launch.shared_bytes, launch.kernel);
   return block;
 }

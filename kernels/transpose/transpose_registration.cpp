@@ -59,6 +59,11 @@ KernelInfo make_transpose_kernel() {
        .axes = {Axis::block},
        .description = "TILE_DIM x BLOCK_ROWS (block [TILE, ROWS], TILE in 8/16/32/64), padded",
        .factory = RUNNER_CUDA_FACTORY(make_tiled_rows)},
+      {.name = "tiled_vec",
+       .backend = Backend::cuda,
+       .description = "16-byte vector loads and stores, 4 per thread, fixed 64x64 (float) / 32x32 "
+                      "(double) swizzled tile",
+       .factory = RUNNER_CUDA_FACTORY(make_tiled_vec)},
       {.name = "copy",
        .backend = Backend::cuda,
        .axes = {Axis::block},
