@@ -40,6 +40,22 @@ KernelInfo make_conv2d_kernel() {
        .axes = {Axis::block},
        .description = "block tile + halo in shared memory, filter in constant memory",
        .factory = RUNNER_CUDA_FACTORY(make_shared_tile)},
+      {.name = "shared_reg",
+       .backend = Backend::cuda,
+       .description = "shared tile + halo, 4x4 outputs per thread in registers, fixed 32x8 block, "
+                      "unrolled for ks <= 9",
+       .factory = RUNNER_CUDA_FACTORY(make_shared_reg)},
+      {.name = "cudnn",
+       .backend = Backend::cuda,
+       .description = "cuDNN convolution forward (cross-correlation, FMA math, fastest "
+                      "non-FFT/Winograd algorithm): the GPU reference",
+#ifdef RUNNER_HAVE_CUDNN
+       .factory = RUNNER_CUDA_FACTORY(make_cudnn)},
+#else
+       // Registered all the same, so that configs naming it stay valid everywhere: its points
+       // are recorded skipped with this reason.
+       .unavailable_reason = "built without cuDNN"},
+#endif
   };
   return k;
 }
