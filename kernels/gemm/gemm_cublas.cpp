@@ -51,11 +51,15 @@ const Point& require_int_dimensions(const Point& point) {
   return point;
 }
 
+// `tf32`: SGEMM on the TF32 tensor cores (operands rounded to 10 mantissa bits, FP32
+// accumulation), verified with the TF32 tolerance; float only.
 template <typename T>
 class Cublas final : public CudaGemm<T> {
  public:
-  Cublas(const Point& point, std::shared_ptr<const Problem> problem)
-      : CudaGemm<T>(require_int_dimensions(point), std::move(problem)), handle_(process_handle()) {
+  Cublas(const Point& point, std::shared_ptr<const Problem> problem, bool tf32 = false)
+      : CudaGemm<T>(require_int_dimensions(point), std::move(problem),
+                    tf32 ? Precision::tf32 : Precision::native),
+        handle_(process_handle()) {
     // Points run one at a time, so the shared handle serves this workload until the next one
     // takes it over. Setting the stream here keeps run() to the one gemm call.
     RUNNER_CUBLAS_CHECK(cublasSetStream(handle_, this->stream()));
@@ -63,8 +67,10 @@ class Cublas final : public CudaGemm<T> {
     // so the reference does the arithmetic the hand-written kernels do. FP64: the default math
     // mode, whose FP64 tensor-core path is IEEE double FMA and is what DGEMM users get; pedantic
     // mode gives that up (4096³ on an H200: 61 TFLOP/s default, 46 pedantic).
-    RUNNER_CUBLAS_CHECK(cublasSetMathMode(
-        handle_, std::is_same_v<T, float> ? CUBLAS_PEDANTIC_MATH : CUBLAS_DEFAULT_MATH));
+    // TF32 (cublas_tf32): the tensor-op math mode lets cublasSgemm use TF32 tensor cores.
+    cublasMath_t math = std::is_same_v<T, float> ? CUBLAS_PEDANTIC_MATH : CUBLAS_DEFAULT_MATH;
+    if (tf32) math = CUBLAS_TF32_TENSOR_OP_MATH;
+    RUNNER_CUBLAS_CHECK(cublasSetMathMode(handle_, math));
   }
 
   void run() override {
@@ -90,6 +96,13 @@ class Cublas final : public CudaGemm<T> {
 std::unique_ptr<Workload> make_cublas(const Point& point, std::shared_ptr<const Problem> problem) {
   if (point.dtype == Dtype::f64) return std::make_unique<Cublas<double>>(point, std::move(problem));
   return std::make_unique<Cublas<float>>(point, std::move(problem));
+}
+
+std::unique_ptr<Workload> make_cublas_tf32(const Point& point,
+                                           std::shared_ptr<const Problem> problem) {
+  if (point.dtype && *point.dtype != Dtype::f32)
+    throw PointInvalid("cublas_tf32 requires dtype float (TF32 is a single-precision mode)");
+  return std::make_unique<Cublas<float>>(point, std::move(problem), /*tf32=*/true);
 }
 
 }  // namespace runner::kernels::gemm

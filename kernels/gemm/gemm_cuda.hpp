@@ -18,5 +18,11 @@ std::unique_ptr<Workload> make_naive_2d(const Point&, std::shared_ptr<const Prob
 std::unique_ptr<Workload> make_shared_tiled(const Point&, std::shared_ptr<const Problem>);
 // cuBLAS SGEMM / DGEMM: the vendor reference.
 std::unique_ptr<Workload> make_cublas(const Point&, std::shared_ptr<const Problem>);
+// cuBLAS SGEMM on the TF32 tensor cores (lower precision, verified with the TF32 tolerance).
+std::unique_ptr<Workload> make_cublas_tf32(const Point&, std::shared_ptr<const Problem>);
+// FP32 SIMT GEMM: 128×128 block tiles, 8×8 register tiles, double-buffered (gemm_regtile.cu).
+std::unique_ptr<Workload> make_regtile(const Point&, std::shared_ptr<const Problem>);
+// FP64 GEMM on the tensor cores, mma.sync m8n8k4 (sm_80+; gemm_dmma.cu).
+std::unique_ptr<Workload> make_dmma(const Point&, std::shared_ptr<const Problem>);
 
 }  // namespace runner::kernels::gemm

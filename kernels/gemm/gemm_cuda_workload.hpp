@@ -17,10 +17,13 @@ namespace runner::kernels::gemm {
 template <typename T>
 class CudaGemm : public cuda::CudaWorkload {
  public:
-  CudaGemm(const Point& point, std::shared_ptr<const Problem> problem)
+  // `precision`: the arithmetic the variant performs (Precision::tf32 for TF32 tensor cores), which
+  // sets the verification tolerance; it should match the variant's registered VariantInfo::precision.
+  CudaGemm(const Point& point, std::shared_ptr<const Problem> problem,
+           Precision precision = Precision::native)
       : problem_(std::move(problem)),
         p_(static_cast<const GemmProblem<T>&>(*problem_)),
-        tolerance_(tolerance_for(point.dtype.value_or(Dtype::f32), Precision::native, p_.k)),
+        tolerance_(tolerance_for(point.dtype.value_or(Dtype::f32), precision, p_.k)),
         a_(p_.a.size()),
         b_(p_.b.size()),
         c_(static_cast<std::size_t>(p_.m * p_.n)),

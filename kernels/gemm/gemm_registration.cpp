@@ -25,6 +25,9 @@ KernelInfo make_gemm_kernel() {
        .description = "i-k-j loops, omp parallel for over rows", .factory = make_omp_naive},
       {.name = "omp_blocked", .backend = Backend::cpu, .axes = {Axis::threads},
        .description = "cache tiles + 1x4 register blocking", .factory = make_omp_blocked},
+      {.name = "omp_tiled", .backend = Backend::cpu, .axes = {Axis::threads},
+       .description = "packed kc x nc / mc x kc blocks + SIMD register micro-kernel (BLIS-style)",
+       .factory = make_omp_tiled},
       {.name = "openblas", .backend = Backend::cpu, .axes = {Axis::threads},
        .description = "OpenBLAS cblas_?gemm (CPU reference)", .factory = make_openblas},
       {.name = "naive_1d", .backend = Backend::cuda, .axes = {Axis::block, Axis::grid},
@@ -39,6 +42,19 @@ KernelInfo make_gemm_kernel() {
       {.name = "cublas", .backend = Backend::cuda,
        .description = "cuBLAS SGEMM (pedantic FP32, no TF32) / DGEMM: the GPU reference",
        .factory = RUNNER_CUDA_FACTORY(make_cublas)},
+      {.name = "regtile", .backend = Backend::cuda, .dtypes = {Dtype::f32},
+       .description = "FP32 SIMT: 128x128x8 smem tiles (A transposed), 8x8 register tile a thread, "
+                      "32x64 warp tiles, double-buffered; fixed tile, no block axis",
+       .factory = RUNNER_CUDA_FACTORY(make_regtile)},
+      {.name = "dmma", .backend = Backend::cuda, .dtypes = {Dtype::f64},
+       .description = "FP64 tensor cores (mma.sync m8n8k4, sm_80+): 128x64x16 tiles, 3-stage "
+                      "cp.async pipeline, 32x32 warp tiles; fixed tile, no block axis",
+       .factory = RUNNER_CUDA_FACTORY(make_dmma)},
+      {.name = "cublas_tf32", .backend = Backend::cuda, .dtypes = {Dtype::f32},
+       .precision = Precision::tf32,
+       .description = "cuBLAS SGEMM on TF32 tensor cores: LOWER PRECISION (10-bit mantissa "
+                      "operands), verified at the TF32 tolerance",
+       .factory = RUNNER_CUDA_FACTORY(make_cublas_tf32)},
   };
   return k;
 }

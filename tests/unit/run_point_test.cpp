@@ -20,7 +20,7 @@ const ExperimentSpec& tiny_gemm_spec() {
 kernel: gemm
 repeat: {warmup: 1, min_samples: 3, max_samples: 5, max_seconds: 0.5}
 sweeps:
-  - variant: [omp_serial, omp_naive, omp_blocked, openblas]
+  - variant: [omp_serial, omp_naive, omp_blocked, omp_tiled, openblas]
     size: {m: 37, n: 29, k: 19}
     dtype: [float, double]
     threads: 2
@@ -84,7 +84,7 @@ TEST_P(GemmCpuVariant, OddSizeIsVerifiedAndTimed) {
 }
 
 INSTANTIATE_TEST_SUITE_P(RunPoint, GemmCpuVariant,
-                         ::testing::Values("omp_serial", "omp_naive", "omp_blocked", "openblas"));
+                         ::testing::Values("omp_serial", "omp_naive", "omp_blocked", "omp_tiled", "openblas"));
 
 TEST(RunPoint, RecordKeysStartWithTheRequiredColumnsInOrder) {
   const auto points = expand(tiny_gemm_spec(), Registry::instance());

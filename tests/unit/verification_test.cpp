@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "runner/registry.hpp"
 #include "runner/verification.hpp"
 
 namespace runner {
@@ -26,6 +27,32 @@ TEST(ToleranceFor, GrowsWithTheSquareRootOfTheReduction) {
 TEST(ToleranceFor, Tf32DoesNotGrowWithTheReduction) {
   EXPECT_DOUBLE_EQ(tolerance_for(Dtype::f32, Precision::tf32, 9), 16.0 * 0x1p-11);
   EXPECT_DOUBLE_EQ(tolerance_for(Dtype::f32, Precision::tf32, 4096), 16.0 * 0x1p-11);
+}
+
+// The real registry: a variant that computes in TF32 says so (VariantInfo::precision, which its
+// workload passes to tolerance_for and the ceilings read) and runs only in float; the tuned gemm
+// kernels are registered for the one dtype each supports. Registered in CPU-only builds too.
+TEST(ToleranceFor, Tf32VariantsDeclareTheirPrecision) {
+  const KernelInfo* gemm = Registry::instance().find("gemm");
+  ASSERT_NE(gemm, nullptr);
+  const VariantInfo* tf32 = gemm->find_variant("cublas_tf32");
+  ASSERT_NE(tf32, nullptr);
+  EXPECT_EQ(tf32->precision, Precision::tf32);
+  for (const auto& k : Registry::instance().kernels())
+    for (const auto& v : k.variants)
+      if (v.precision == Precision::tf32) {
+        EXPECT_EQ(v.dtypes, std::vector<Dtype>{Dtype::f32}) << k.name << "/" << v.name;
+      }
+  for (const char* name : {"cublas", "regtile", "dmma"}) {
+    const VariantInfo* v = gemm->find_variant(name);
+    ASSERT_NE(v, nullptr) << name;
+    EXPECT_EQ(v->precision, Precision::native) << name;
+  }
+  EXPECT_EQ(gemm->find_variant("regtile")->dtypes, std::vector<Dtype>{Dtype::f32});
+  EXPECT_EQ(gemm->find_variant("dmma")->dtypes, std::vector<Dtype>{Dtype::f64});
+  // At the sizes gemm runs, TF32 is allowed far more error than FP32.
+  EXPECT_GT(tolerance_for(Dtype::f32, Precision::tf32, 4096),
+            50.0 * tolerance_for(Dtype::f32, Precision::native, 4096));
 }
 
 TEST(UnitRoundoff, ByPrecision) {

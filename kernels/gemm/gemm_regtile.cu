@@ -1,0 +1,79 @@
+// Launch side of the `regtile` variant (FP32 SIMT GEMM with 128×128 block tiles and 8×8 register
+// tiles; the kernel and its design are in gemm_regtile.cuh). The tile is tuned and fixed: the
+// variant has no block axis.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "kernels/gemm/gemm_cuda.hpp"
+#include "kernels/gemm/gemm_cuda_workload.hpp"
+#include "kernels/gemm/gemm_regtile.cuh"
+#include "runner/cuda/cuda_check.hpp"
+#include "runner/errors.hpp"
+
+namespace runner::kernels::gemm {
+
+namespace {
+
+constexpr std::int64_t kMaxGridX = 2147483647;
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+  return (a + b - 1) / b;
+}
+
+// Checked before any device memory is allocated: one block per 128×128 tile of C, on a 1-D grid.
+const Point& require_grid(const Point& point) {
+  if (point.dtype && *point.dtype != Dtype::f32)
+    throw PointInvalid("regtile requires dtype float (it is an FP32 kernel)");
+  const ProblemSize& s = *point.size;
+  if (ceil_div(s.m, regtile::kBM) * ceil_div(s.n, regtile::kBN) > kMaxGridX)
+    throw PointInvalid("size " + to_string(s) + " needs more than 2^31-1 blocks of 128x128");
+  return point;
+}
+
+bool aligned16(const void* p) {
+  return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
+}
+
+class RegtileGemm final : public CudaGemm<float> {
+ public:
+  RegtileGemm(const Point& point, std::shared_ptr<const Problem> problem)
+      : CudaGemm<float>(require_grid(point), std::move(problem)),
+        tiles_m_(ceil_div(m(), regtile::kBM)),
+        tiles_n_(ceil_div(n(), regtile::kBN)) {
+    // float4 rows: every row of A, B and C starts on a 16-byte boundary.
+    const bool vec = n() % 4 == 0 && k() % 4 == 0 && aligned16(a_.data()) && aligned16(b_.data()) &&
+                     aligned16(c_.data());
+    kernel_ = vec ? regtile::regtile_kernel<true> : regtile::regtile_kernel<false>;
+    cuda::require_launchable(BlockShape{regtile::kThreads, 1}, 0,
+                             reinterpret_cast<const void*>(kernel_));
+  }
+
+  void run() override {
+    const auto blocks = static_cast<unsigned>(tiles_m_ * tiles_n_);
+    kernel_<<<blocks, regtile::kThreads, 0, stream()>>>(a_.data(), b_.data(), c_.data(), m(), n(),
+                                                        k(), tiles_m_, tiles_n_);
+    RUNNER_CUDA_CHECK_LAUNCH();
+  }
+
+  nlohmann::json extra_fields() const override {
+    nlohmann::json fields = CudaGemm<float>::extra_fields();
+    fields["grid_blocks"] = tiles_m_ * tiles_n_;
+    return fields;
+  }
+
+ private:
+  using Kernel = void (*)(const float*, const float*, float*, std::int64_t, std::int64_t,
+                          std::int64_t, std::int64_t, std::int64_t);
+  std::int64_t tiles_m_, tiles_n_;
+  Kernel kernel_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<Workload> make_regtile(const Point& point, std::shared_ptr<const Problem> problem) {
+  return std::make_unique<RegtileGemm>(point, std::move(problem));
+}
+
+}  // namespace runner::kernels::gemm
