@@ -1,7 +1,10 @@
 // compare_with_reference and tolerance_for: what counts as a correct result.
 #include <cmath>
 #include <limits>
+#include <string>
 #include <vector>
+
+#include <omp.h>
 
 #include <gtest/gtest.h>
 
@@ -109,6 +112,34 @@ TEST(Compare, InfinityFailsLikeNaN) {
   const Verification v = compare_with_reference<double>(out, ref, 1.0);
   EXPECT_FALSE(v.passed);
   EXPECT_EQ(v.message, "1 of 1 output elements not written or not finite (first at 0)");
+}
+
+// Large outputs are compared by several OpenMP threads: the report must not depend on how the
+// elements were split (first NaN, first element of the largest error, counts over all threads).
+TEST(Compare, ALargeOutputReportsAsASerialScanWould) {
+  const int threads_before = omp_get_max_threads();
+  omp_set_num_threads(4);
+  const std::size_t n = 1 << 20;
+  std::vector<double> ref(n), out(n);
+  for (std::size_t i = 0; i < n; ++i) ref[i] = out[i] = 1.0 + static_cast<double>(i % 7);
+  ref[n - 1] = 100.0;  // the largest reference value, in the last thread's share
+  out[n - 1] = 100.0;
+  out[3 * n / 4 + 5] += 0.5;  // the same largest error twice, in two threads' shares:
+  out[n / 4 + 3] += 0.5;      // the first one is reported
+  out[n / 2] += 0.25;
+  Verification v = compare_with_reference<double>(out, ref, 0.001);
+  EXPECT_FALSE(v.passed);
+  EXPECT_DOUBLE_EQ(v.max_rel_err, 0.5 / 100.0);
+  EXPECT_NE(v.message.find("(element " + std::to_string(n / 4 + 3) + ":"), std::string::npos)
+      << v.message;
+  out[n - 2] = kNaN;
+  out[n / 3] = kNaN;
+  out[2 * n / 3] = kNaN;
+  v = compare_with_reference<double>(out, ref, 1.0);
+  EXPECT_EQ(v.message, "3 of " + std::to_string(n) +
+                           " output elements not written or not finite (first at " +
+                           std::to_string(n / 3) + ")");
+  omp_set_num_threads(threads_before);
 }
 
 TEST(Compare, SizeMismatchFails) {
