@@ -42,8 +42,8 @@ KernelInfo make_conv2d_kernel() {
        .factory = RUNNER_CUDA_FACTORY(make_shared_tile)},
       {.name = "shared_reg",
        .backend = Backend::cuda,
-       .description = "shared tile + halo, 4x4 outputs per thread in registers, fixed 32x8 block, "
-                      "unrolled for ks <= 9",
+       .description = "shared tile + halo, 4x4 (ks 7: 8x4) outputs per thread in registers, fixed "
+                      "32x8 block, unrolled for ks <= 9, ks 7 cp.async-pipelined",
        .factory = RUNNER_CUDA_FACTORY(make_shared_reg)},
       {.name = "cudnn",
        .backend = Backend::cuda,

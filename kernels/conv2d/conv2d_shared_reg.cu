@@ -1,7 +1,8 @@
 // conv2d shared_reg: the shared-memory tile of `shared` plus register blocking. A fixed block of
-// 32 × 8 threads computes a 128-column × 32-row output tile; each thread a 4 × 4 patch (kRows rows
-// of 4 adjacent columns) kept in 16 accumulators, so every value it reads from shared memory
-// serves up to 4 × 4 of its outputs. Filter in constant memory.
+// 32 × 8 threads computes a 128-column × (8 · ROWS)-row output tile; each thread a ROWS × 4 patch
+// (ROWS rows of 4 adjacent columns) kept in accumulators, so every value it reads from shared
+// memory serves up to ROWS × 4 of its outputs. Filter in constant memory. Described below for
+// ROWS = 4 (a 32-row tile); instance_for() says which ROWS each ks runs.
 //
 // Shared tile: image rows [row0 − r, row0 + 32 + r) × image columns [col0 − H, col0 + 128 + H),
 // zeros outside the image, r = ks / 2 and H = r rounded up to a multiple of 4, so that the tile's
@@ -22,11 +23,20 @@
 // consecutive words: no bank conflicts without the float4 window, whose length would depend on
 // ks), accumulating the same 4 × 4 patch shape.
 //
+// Instances (kernels/conv2d/conv2d_shared_reg.cuh, shared with .device/bench/conv_bench.cu): the
+// tile height (8 · ROWS output rows, ROWS per thread) and the pipelining are template parameters.
+// PIPE: a persistent grid of as many blocks as fit on the device walks the tiles, double-buffering
+// them in shared memory with cp.async (the next tile's copy in flight while the current one is
+// computed), where the plain kernel loads, waits, computes one tile per block, and relies on the
+// other resident blocks alone to hide that wait. instance_for() below says which instance each ks
+// runs, chosen on the H100 at 8192² (docs/performance.md): ks = 7 pipelined with a 64-row tile
+// (2369 GB/s against 2060 for the plain 32-row kernel); ks = 3 and 5 the plain kernel, which the
+// pipelined one did not beat there (ks = 5: 2623 GB/s plain, 2451 pipelined, 2534 with 64 rows).
+//
 // Any image size: partial tiles are guarded on store, the loads zero-fill outside the image, and
 // tile rows beyond gridDim.y's limit are covered by a loop.
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -35,6 +45,7 @@
 #include "kernels/conv2d/conv2d_cuda.hpp"
 #include "kernels/conv2d/conv2d_cuda_workload.hpp"
 #include "kernels/conv2d/conv2d_problem.hpp"
+#include "kernels/conv2d/conv2d_shared_reg.cuh"
 #include "runner/cuda/cuda_workload.hpp"
 #include "runner/errors.hpp"
 
@@ -42,198 +53,38 @@ namespace runner::kernels::conv2d {
 
 namespace {
 
-// This file's copy of the filter (constant memory is per translation unit without relocatable
-// device code): uploaded by each workload in its constructor, on its stream, before its first run.
-__constant__ float c_weights_reg[kMaxKernelSize * kMaxKernelSize];
-
-constexpr int kBlockX = 32, kBlockY = 8;  // threads
-constexpr int kRows = 4, kCols = 4;       // outputs per thread
-constexpr int kTileW = kBlockX * kCols;   // 128 output columns per tile
-constexpr int kTileH = kBlockY * kRows;   // 32 output rows per tile
-constexpr unsigned kMaxGridY = 65535;
-
-__host__ __device__ constexpr int halo_cols(int r) {
-  return (r + 3) / 4 * 4;
-}  // H
-__host__ __device__ constexpr int tile_pitch(int r) {
-  return kTileW + 2 * halo_cols(r);
-}
-constexpr std::size_t tile_bytes(int ks) {
-  const int r = ks / 2;
-  return static_cast<std::size_t>(kTileH + 2 * r) * static_cast<std::size_t>(tile_pitch(r)) *
-         sizeof(float);
-}
-
-// The whole block loads the tile of tile row `tile_y` (zeros outside the image) as float4 slots.
-__device__ __forceinline__ void load_tile(float* tile, const float* __restrict__ in, int m, int n,
-                                          int r, int row0, int col0) {
-  const int hc = halo_cols(r), pitch4 = tile_pitch(r) / 4;
-  const int slots = (kTileH + 2 * r) * pitch4;
-  const int t = static_cast<int>(threadIdx.y * kBlockX + threadIdx.x);
-  const bool vec = n % 4 == 0;  // uniform over the grid
-  for (int s = t; s < slots; s += kBlockX * kBlockY) {
-    const int ty = s / pitch4, tx4 = s % pitch4;
-    const int x = row0 - r + ty, y = col0 - hc + 4 * tx4;  // image row and first column
-    float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    if (x >= 0 && x < m) {
-      const std::int64_t at = static_cast<std::int64_t>(x) * n + y;  // index of (x, y)
-      if (vec) {
-        // y and n are multiples of 4: the vector is wholly inside or wholly outside the row.
-        if (y >= 0 && y < n) v = *reinterpret_cast<const float4*>(in + at);
-      } else {
-        if (y >= 0 && y < n) v.x = in[at];
-        if (y + 1 >= 0 && y + 1 < n) v.y = in[at + 1];
-        if (y + 2 >= 0 && y + 2 < n) v.z = in[at + 2];
-        if (y + 3 >= 0 && y + 3 < n) v.w = in[at + 3];
-      }
-    }
-    *reinterpret_cast<float4*>(tile + ty * (4 * pitch4) + 4 * tx4) = v;
-  }
-}
-
-template <int KS>
-__global__ void __launch_bounds__(kBlockX* kBlockY)
-    conv2d_shared_reg(const float* __restrict__ in, float* __restrict__ out, int m, int n) {
-  extern __shared__ __align__(16) float tile[];
-  constexpr int r = KS / 2, hc = halo_cols(r), pitch = tile_pitch(r);
-  constexpr int kWindow = kCols + 2 * hc;  // floats a thread reads per tile row
-  static_assert(hc - r >= 0 && kWindow % 4 == 0);
-  const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
-  const int col0 = static_cast<int>(blockIdx.x) * kTileW;
-  const int j = col0 + kCols * tx;  // image column of the thread's first output
-  const bool vec = n % 4 == 0;
-
-  for (int tile_y = static_cast<int>(blockIdx.y); tile_y * kTileH < m;
-       tile_y += static_cast<int>(gridDim.y)) {
-    const int row0 = tile_y * kTileH;
-    load_tile(tile, in, m, n, r, row0, col0);
-    __syncthreads();
-
-    float acc[kRows][kCols];
-#pragma unroll
-    for (int rr = 0; rr < kRows; ++rr)
-#pragma unroll
-      for (int c = 0; c < kCols; ++c) acc[rr][c] = 0.0f;
-
-    // Tile row ty·kRows + ir holds image row row0 + ty·kRows + ir − r: filter row a = ir − rr of
-    // output row rr. Tile column kCols·tx + w holds image column j − hc + w: tap b of output
-    // column c is w = c + b + hc − r.
-    const float* base = tile + (ty * kRows) * pitch + kCols * tx;
-#pragma unroll
-    for (int ir = 0; ir < kRows + KS - 1; ++ir) {
-      float w[kWindow];
-#pragma unroll
-      for (int v = 0; v < kWindow / 4; ++v) {
-        const float4 f = *reinterpret_cast<const float4*>(base + ir * pitch + 4 * v);
-        w[4 * v] = f.x;
-        w[4 * v + 1] = f.y;
-        w[4 * v + 2] = f.z;
-        w[4 * v + 3] = f.w;
-      }
-#pragma unroll
-      for (int rr = 0; rr < kRows; ++rr) {
-        const int a = ir - rr;
-        if (a < 0 || a >= KS) continue;  // compile-time after unrolling
-#pragma unroll
-        for (int b = 0; b < KS; ++b) {
-          const float wt = c_weights_reg[a * KS + b];
-#pragma unroll
-          for (int c = 0; c < kCols; ++c) acc[rr][c] = fmaf(w[c + b + hc - r], wt, acc[rr][c]);
-        }
-      }
-    }
-
-#pragma unroll
-    for (int rr = 0; rr < kRows; ++rr) {
-      const int i = row0 + ty * kRows + rr;
-      if (i >= m || j >= n) continue;
-      float* dst = out + static_cast<std::int64_t>(i) * n + j;
-      if (vec) {
-        // j and n multiples of 4, j < n: all 4 columns inside, 16-byte aligned.
-        *reinterpret_cast<float4*>(dst) =
-            make_float4(acc[rr][0], acc[rr][1], acc[rr][2], acc[rr][3]);
-      } else {
-#pragma unroll
-        for (int c = 0; c < kCols; ++c)
-          if (j + c < n) dst[c] = acc[rr][c];
-      }
-    }
-    __syncthreads();  // everyone is done with this tile before the next one overwrites it
-  }
-}
-
-// Any odd ks: the same tile, run-time filter loops. Thread x owns columns x + 32·c.
-__global__ void __launch_bounds__(kBlockX* kBlockY)
-    conv2d_shared_reg_generic(const float* __restrict__ in, float* __restrict__ out, int m, int n,
-                              int ks) {
-  extern __shared__ __align__(16) float tile[];
-  const int r = ks / 2, hc = halo_cols(r), pitch = tile_pitch(r);
-  const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
-  const int col0 = static_cast<int>(blockIdx.x) * kTileW;
-
-  for (int tile_y = static_cast<int>(blockIdx.y); tile_y * kTileH < m;
-       tile_y += static_cast<int>(gridDim.y)) {
-    const int row0 = tile_y * kTileH;
-    load_tile(tile, in, m, n, r, row0, col0);
-    __syncthreads();
-
-    float acc[kRows][kCols];
-#pragma unroll
-    for (int rr = 0; rr < kRows; ++rr)
-#pragma unroll
-      for (int c = 0; c < kCols; ++c) acc[rr][c] = 0.0f;
-
-    // Tile column tx + kBlockX·c + hc − r + b is tap b of output column tx + kBlockX·c.
-    const float* base = tile + (ty * kRows) * pitch + tx + hc - r;
-    for (int ir = 0; ir < kRows + ks - 1; ++ir) {
-      const float* row = base + ir * pitch;
-      for (int b = 0; b < ks; ++b) {
-        float v[kCols];
-#pragma unroll
-        for (int c = 0; c < kCols; ++c) v[c] = row[kBlockX * c + b];
-#pragma unroll
-        for (int rr = 0; rr < kRows; ++rr) {
-          const int a = ir - rr;
-          if (a < 0 || a >= ks) continue;  // uniform over the block
-          const float wt = c_weights_reg[a * ks + b];
-#pragma unroll
-          for (int c = 0; c < kCols; ++c) acc[rr][c] = fmaf(v[c], wt, acc[rr][c]);
-        }
-      }
-    }
-
-#pragma unroll
-    for (int rr = 0; rr < kRows; ++rr) {
-      const int i = row0 + ty * kRows + rr;
-      if (i >= m) continue;
-      float* dst = out + static_cast<std::int64_t>(i) * n;
-#pragma unroll
-      for (int c = 0; c < kCols; ++c) {
-        const int jc = col0 + tx + kBlockX * c;
-        if (jc < n) dst[jc] = acc[rr][c];
-      }
-    }
-    __syncthreads();
-  }
-}
+namespace sr = shared_reg;
+static_assert(sr::kMaxFilter == kMaxKernelSize);
 
 using SpecialisedKernel = void (*)(const float*, float*, int, int);
 
-// The unrolled kernel of filter side ks, null where the generic one runs.
-SpecialisedKernel specialised_kernel(int ks) {
+// What one ks launches: an unrolled instance, or (kernel null) the generic kernel, ROWS = 4.
+struct Instance {
+  SpecialisedKernel kernel = nullptr;
+  int rows = 4;
+  bool pipe = false;
+};
+
+template <int KS, int ROWS, bool PIPE>
+constexpr Instance instance() {
+  return {sr::conv2d_shared_reg<KS, ROWS, PIPE>, ROWS, PIPE};
+}
+
+// The instance of filter side ks: unrolled for 1..9, generic beyond.
+Instance instance_for(int ks) {
   switch (ks) {
     case 1:
-      return conv2d_shared_reg<1>;
+      return instance<1, 4, false>();
     case 3:
-      return conv2d_shared_reg<3>;
+      return instance<3, 4, false>();
     case 5:
-      return conv2d_shared_reg<5>;
+      return instance<5, 4, false>();
     case 7:
-      return conv2d_shared_reg<7>;
+      return instance<7, 8, true>();
     case 9:
-      return conv2d_shared_reg<9>;
+      return instance<9, 4, false>();
     default:
-      return nullptr;
+      return {};
   }
 }
 
@@ -246,41 +97,57 @@ int checked_kernel_size(const Point& point) {
   return ks;
 }
 
-const void* kernel_address(int ks) {
-  if (SpecialisedKernel k = specialised_kernel(ks)) return reinterpret_cast<const void*>(k);
-  return reinterpret_cast<const void*>(&conv2d_shared_reg_generic);
+const void* kernel_address(const Instance& inst) {
+  if (inst.kernel) return reinterpret_cast<const void*>(inst.kernel);
+  return reinterpret_cast<const void*>(&sr::conv2d_shared_reg_generic);
+}
+
+std::size_t instance_bytes(int ks, const Instance& inst) {
+  return sr::shared_bytes(ks, inst.rows, inst.pipe);
 }
 
 class SharedReg final : public CudaConv2dFixed {
  public:
   SharedReg(const Point& point, std::shared_ptr<const Problem> problem)
-      : CudaConv2dFixed(point, std::move(problem), kernel_address(checked_kernel_size(point)),
-                        BlockShape{kBlockX, kBlockY}, tile_bytes(checked_kernel_size(point))),
-        specialised_(specialised_kernel(p_.ks)),
-        shared_bytes_(tile_bytes(p_.ks)) {
+      : SharedReg(point, std::move(problem), checked_kernel_size(point)) {}
+
+  void run() override {
+    const dim3 block(sr::kBlockX, sr::kBlockY);
+    if (inst_.kernel)
+      inst_.kernel<<<grid_, block, shared_bytes_, stream()>>>(in_.data(), out_.data(), m(), n());
+    else
+      sr::conv2d_shared_reg_generic<<<grid_, block, shared_bytes_, stream()>>>(
+          in_.data(), out_.data(), m(), n(), p_.ks);
+    RUNNER_CUDA_CHECK_LAUNCH();
+  }
+
+ private:
+  SharedReg(const Point& point, std::shared_ptr<const Problem> problem, int ks)
+      : CudaConv2dFixed(point, std::move(problem), kernel_address(instance_for(ks)),
+                        BlockShape{sr::kBlockX, sr::kBlockY}, instance_bytes(ks, instance_for(ks))),
+        inst_(instance_for(ks)),
+        shared_bytes_(instance_bytes(ks, inst_)) {
+    int resident = 0;
+    if (inst_.pipe) {
+      // The base constructor has raised the kernel's dynamic shared memory limit where needed.
+      int device = 0, sms = 0, per_sm = 0;
+      RUNNER_CUDA_CHECK(cudaGetDevice(&device));
+      RUNNER_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+      RUNNER_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+          &per_sm, inst_.kernel, sr::kBlockX * sr::kBlockY, shared_bytes_));
+      resident = per_sm * sms;
+    }
+    grid_ = sr::grid_for(m(), n(), inst_.rows, inst_.pipe, resident);
     h2d_ms_ += time_copy([&] {
-      RUNNER_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_weights_reg, p_.weights.data(),
+      RUNNER_CUDA_CHECK(cudaMemcpyToSymbolAsync(sr::c_weights_reg, p_.weights.data(),
                                                 p_.weights.size() * sizeof(float), 0,
                                                 cudaMemcpyHostToDevice, stream()));
     });
   }
 
-  void run() override {
-    const dim3 block(kBlockX, kBlockY);
-    const auto tiles_x = (p_.n + kTileW - 1) / kTileW, tiles_y = (p_.m + kTileH - 1) / kTileH;
-    const dim3 grid(static_cast<unsigned>(tiles_x),
-                    static_cast<unsigned>(std::min<std::int64_t>(tiles_y, kMaxGridY)));
-    if (specialised_)
-      specialised_<<<grid, block, shared_bytes_, stream()>>>(in_.data(), out_.data(), m(), n());
-    else
-      conv2d_shared_reg_generic<<<grid, block, shared_bytes_, stream()>>>(in_.data(), out_.data(),
-                                                                          m(), n(), p_.ks);
-    RUNNER_CUDA_CHECK_LAUNCH();
-  }
-
- private:
-  SpecialisedKernel specialised_;
+  Instance inst_;
   std::size_t shared_bytes_;
+  dim3 grid_;
 };
 
 }  // namespace

@@ -22,7 +22,7 @@ std::unique_ptr<Workload> make_cublas(const Point&, std::shared_ptr<const Proble
 std::unique_ptr<Workload> make_cublas_tf32(const Point&, std::shared_ptr<const Problem>);
 // FP32 SIMT GEMM: 128×128 block tiles, 8×8 register tiles, double-buffered (gemm_regtile.cu).
 std::unique_ptr<Workload> make_regtile(const Point&, std::shared_ptr<const Problem>);
-// FP64 GEMM on the tensor cores, mma.sync m8n8k4 (sm_80+; gemm_dmma.cu).
+// FP64 GEMM on the tensor cores, mma.sync m16n8k8 (sm_90+) / m8n8k4 (sm_80+; gemm_dmma.cu).
 std::unique_ptr<Workload> make_dmma(const Point&, std::shared_ptr<const Problem>);
 
 }  // namespace runner::kernels::gemm

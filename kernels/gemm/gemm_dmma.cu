@@ -1,5 +1,7 @@
-// Launch side of the `dmma` variant (FP64 GEMM on the tensor cores, mma.sync m8n8k4; the kernel
-// and its design are in gemm_dmma.cuh). The tile is tuned and fixed: the variant has no block axis.
+// Launch side of the `dmma` variant (FP64 GEMM on the tensor cores, mma.sync m16n8k8 on sm_90+,
+// m8n8k4 on sm_80..89; the kernel and its design are in gemm_dmma.cuh). The tile is tuned and
+// fixed (dmma::LargeSmemConfig where the device has the shared memory for it, else
+// dmma::DefaultConfig; both 128×128): the variant has no block axis.
 // FP64 mma needs compute capability 8.0: on an older device the point is recorded skipped.
 #include <cstdint>
 #include <memory>
@@ -18,6 +20,11 @@ namespace runner::kernels::gemm {
 namespace {
 
 constexpr std::int64_t kMaxGridX = 2147483647;
+using Cfg = dmma::DefaultConfig;
+using LargeCfg = dmma::LargeSmemConfig;
+static_assert(Cfg::kBM == LargeCfg::kBM && Cfg::kBN == LargeCfg::kBN &&
+                  Cfg::kThreads == LargeCfg::kThreads,
+              "the two tiles share the grid and the block");
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
   return (a + b - 1) / b;
@@ -33,8 +40,9 @@ const Point& require_dmma(const Point& point) {
                        gpu.name + " is " + std::to_string(gpu.compute_major) + "." +
                        std::to_string(gpu.compute_minor));
   const ProblemSize& s = *point.size;
-  if (ceil_div(s.m, dmma::kBM) * ceil_div(s.n, dmma::kBN) > kMaxGridX)
-    throw PointInvalid("size " + to_string(s) + " needs more than 2^31-1 blocks of 128x64");
+  if (ceil_div(s.m, Cfg::kBM) * ceil_div(s.n, Cfg::kBN) > kMaxGridX)
+    throw PointInvalid("size " + to_string(s) + " needs more than 2^31-1 blocks of " +
+                       std::to_string(Cfg::kBM) + "x" + std::to_string(Cfg::kBN));
   return point;
 }
 
@@ -42,38 +50,61 @@ class DmmaGemm final : public CudaGemm<double> {
  public:
   DmmaGemm(const Point& point, std::shared_ptr<const Problem> problem)
       : CudaGemm<double>(require_dmma(point), std::move(problem)),
-        tiles_m_(ceil_div(m(), dmma::kBM)),
-        tiles_n_(ceil_div(n(), dmma::kBN)) {
+        tiles_m_(ceil_div(m(), Cfg::kBM)),
+        tiles_n_(ceil_div(n(), Cfg::kBN)) {
+    // 16-byte copies and stores need even k and n and 16-byte aligned matrices.
+    const auto aligned = [](const void* p) {
+      return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
+    };
+    vec_ = k() % 2 == 0 && n() % 2 == 0 && aligned(a_.data()) && aligned(b_.data()) &&
+           aligned(c_.data());
+    int device = 0, smem_optin = 0;
+    RUNNER_CUDA_CHECK(cudaGetDevice(&device));
+    RUNNER_CUDA_CHECK(
+        cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    if (static_cast<std::size_t>(smem_optin) >= LargeCfg::kSharedBytes) {
+      shared_bytes_ = LargeCfg::kSharedBytes;
+      k_step_ = LargeCfg::kBK;
+      kernel_ = vec_ ? dmma::dmma_kernel<LargeCfg, true> : dmma::dmma_kernel<LargeCfg, false>;
+    } else {
+      kernel_ = vec_ ? dmma::dmma_kernel<Cfg, true> : dmma::dmma_kernel<Cfg, false>;
+    }
     // The kernel image this device runs must be sm_80 or later: built for an older arch only, the
     // kernel body is compiled out (gemm_dmma.cuh) and would leave C unwritten.
     cudaFuncAttributes attr{};
-    RUNNER_CUDA_CHECK(
-        cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(dmma::dmma_kernel)));
+    RUNNER_CUDA_CHECK(cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(kernel_)));
     // (ptxVersion: a JIT-compiled image keeps the arch of the PTX it came from.)
     if (attr.binaryVersion < 80 || (attr.ptxVersion > 0 && attr.ptxVersion < 80))
       throw PointSkipped("dmma was built without an sm_80+ image for this device (binary " +
                          std::to_string(attr.binaryVersion) + ", PTX " +
                          std::to_string(attr.ptxVersion) + "): FP64 mma is compiled out");
-    // 85.5 KiB of dynamic shared memory: require_launchable raises the kernel's limit above 48 KiB.
-    cuda::require_launchable(BlockShape{dmma::kThreads, 1}, dmma::kSharedBytes,
-                             reinterpret_cast<const void*>(dmma::dmma_kernel));
+    // Above 48 KiB of dynamic shared memory: require_launchable raises the kernel's limit.
+    cuda::require_launchable(BlockShape{Cfg::kThreads, 1}, shared_bytes_,
+                             reinterpret_cast<const void*>(kernel_));
   }
 
   void run() override {
     const auto blocks = static_cast<unsigned>(tiles_m_ * tiles_n_);
-    dmma::dmma_kernel<<<blocks, dmma::kThreads, dmma::kSharedBytes, stream()>>>(
-        a_.data(), b_.data(), c_.data(), m(), n(), k(), tiles_m_, tiles_n_);
+    kernel_<<<blocks, Cfg::kThreads, shared_bytes_, stream()>>>(a_.data(), b_.data(), c_.data(),
+                                                                m(), n(), k(), tiles_m_, tiles_n_);
     RUNNER_CUDA_CHECK_LAUNCH();
   }
 
   nlohmann::json extra_fields() const override {
     nlohmann::json fields = CudaGemm<double>::extra_fields();
     fields["grid_blocks"] = tiles_m_ * tiles_n_;
+    fields["vector_copies"] = vec_;
+    fields["k_step"] = k_step_;
     return fields;
   }
 
  private:
   std::int64_t tiles_m_, tiles_n_;
+  bool vec_ = false;
+  std::size_t shared_bytes_ = Cfg::kSharedBytes;
+  int k_step_ = Cfg::kBK;
+  void (*kernel_)(const double*, const double*, double*, std::int64_t, std::int64_t, std::int64_t,
+                  std::int64_t, std::int64_t) = nullptr;
 };
 
 }  // namespace

@@ -1,5 +1,5 @@
-// Launch side of the `regtile` variant (FP32 SIMT GEMM with 128×128 block tiles and 8×8 register
-// tiles; the kernel and its design are in gemm_regtile.cuh). The tile is tuned and fixed: the
+// Launch side of the `regtile` variant (FP32 SIMT GEMM with register tiles; the kernel template
+// and its design are in gemm_regtile.cuh). The tiling is tuned and fixed (regtile::Regtile): the
 // variant has no block axis.
 #include <cstdint>
 #include <memory>
@@ -22,13 +22,13 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
   return (a + b - 1) / b;
 }
 
-// Checked before any device memory is allocated: one block per 128×128 tile of C, on a 1-D grid.
+// Checked before any device memory is allocated: one block per BM×BN tile of C, on a 1-D grid.
 const Point& require_grid(const Point& point) {
   if (point.dtype && *point.dtype != Dtype::f32)
     throw PointInvalid("regtile requires dtype float (it is an FP32 kernel)");
   const ProblemSize& s = *point.size;
-  if (ceil_div(s.m, regtile::kBM) * ceil_div(s.n, regtile::kBN) > kMaxGridX)
-    throw PointInvalid("size " + to_string(s) + " needs more than 2^31-1 blocks of 128x128");
+  if (ceil_div(s.m, regtile::Regtile::BM) * ceil_div(s.n, regtile::Regtile::BN) > kMaxGridX)
+    throw PointInvalid("size " + to_string(s) + " needs more than 2^31-1 blocks");
   return point;
 }
 
@@ -40,20 +40,21 @@ class RegtileGemm final : public CudaGemm<float> {
  public:
   RegtileGemm(const Point& point, std::shared_ptr<const Problem> problem)
       : CudaGemm<float>(require_grid(point), std::move(problem)),
-        tiles_m_(ceil_div(m(), regtile::kBM)),
-        tiles_n_(ceil_div(n(), regtile::kBN)) {
+        tiles_m_(ceil_div(m(), regtile::Regtile::BM)),
+        tiles_n_(ceil_div(n(), regtile::Regtile::BN)) {
     // float4 rows: every row of A, B and C starts on a 16-byte boundary.
     const bool vec = n() % 4 == 0 && k() % 4 == 0 && aligned16(a_.data()) && aligned16(b_.data()) &&
                      aligned16(c_.data());
-    kernel_ = vec ? regtile::regtile_kernel<true> : regtile::regtile_kernel<false>;
-    cuda::require_launchable(BlockShape{regtile::kThreads, 1}, 0,
+    kernel_ = vec ? regtile::regtile_kernel<regtile::Regtile, true>
+                  : regtile::regtile_kernel<regtile::Regtile, false>;
+    cuda::require_launchable(BlockShape{regtile::Regtile::kThreads, 1}, 0,
                              reinterpret_cast<const void*>(kernel_));
   }
 
   void run() override {
     const auto blocks = static_cast<unsigned>(tiles_m_ * tiles_n_);
-    kernel_<<<blocks, regtile::kThreads, 0, stream()>>>(a_.data(), b_.data(), c_.data(), m(), n(),
-                                                        k(), tiles_m_, tiles_n_);
+    kernel_<<<blocks, regtile::Regtile::kThreads, 0, stream()>>>(a_.data(), b_.data(), c_.data(),
+                                                                 m(), n(), k(), tiles_m_, tiles_n_);
     RUNNER_CUDA_CHECK_LAUNCH();
   }
 

@@ -1,37 +1,72 @@
 #pragma once
 // Device code of the `regtile` variant: FP32 SIMT GEMM, C = A·B, row-major A (m×k), B (k×n),
 // C (m×n), for any m, n, k. Included by gemm_regtile.cu; holds no host code, so that it can also
-// be compiled as plain C++ by a host-side emulation of the launch (threads as std::threads).
+// be compiled as plain C++ by a host-side emulation of the launch (threads as fibers), and by a
+// standalone benchmark that times several tile configurations.
 //
-// Block: 256 threads computing a 128×128 tile of C over k-steps of 8.
-//  - Shared memory, two stages: the A tile stored transposed (a_s[k][m], rows padded to 132 floats
-//    so that the transposing stores are conflict-free) and the B tile as it is (b_s[k][n]); both
-//    are then read with 16-byte loads along m and n. 2 × (8·132 + 8·128) floats = 16.3 KiB.
-//  - Warp tiling: 8 warps as 4 (m) × 2 (n), a warp covering 32×64 of C; its lanes as 4 (m) × 8
-//    (n), each thread owning 8×8 outputs as 2×2 sub-tiles of 4×4 (rows r, r+16; columns c, c+32).
-//    A lane's A fragment is shared by the 8 lanes of its quarter-warp (broadcast) and the B
-//    fragments of a quarter-warp are 128 contiguous bytes, so no shared load conflicts.
+// The kernel is a template over its tiling (struct Tiling); `Regtile` below is the instance the
+// variant launches.
+//  - Block: WARPS_M·WARPS_N warps computing a BM×BN tile of C over k-steps of BK.
+//  - Shared memory, two stages: the A tile stored transposed (a_s[k][m], rows padded to BM + 4
+//    floats so that the transposing stores are spread over the banks) and the B tile as it is
+//    (b_s[k][n]); both are then read with 16-byte loads along m and n.
+//  - Warp tiling: WARPS_M × WARPS_N warps, each covering a WTM×WTN tile of C; its lanes as
+//    LM (m) × LN (n), each thread owning TM×TN outputs as (TM/4)×(TN/4) sub-tiles of 4×4, spaced
+//    4·LM rows and 4·LN columns apart. A lane's A fragment is shared by the LN lanes of its row
+//    (broadcast) and the B fragments of the LN lanes of a row are contiguous (LN·16 bytes), so
+//    the 16-byte shared loads have no bank conflicts.
 //  - Double buffering: the next k-step's tile is loaded from global memory into registers while
-//    this one is computed, then stored into the other stage; one barrier per k-step.
+//    this one is computed, then stored into the other stage; one barrier per k-step. With
+//    kFragDb the shared→register fragments of k-row q + 1 are loaded before the FMAs of row q.
 //  - Edges: loads past m, n or k are zero-filled (zeros add nothing), stores past m or n dropped.
 //    kVec: n and k are multiples of 4 (and the pointers 16-byte aligned), so every row starts on a
 //    16-byte boundary and global loads and stores move float4; otherwise scalar loads and stores.
-//  - Blocks are ordered in groups of 8 tile rows (a group sweeps its columns together), so that
-//    concurrent blocks share A and B tiles in the L2.
+//  - Blocks are ordered in groups of kGroup tile rows (a group sweeps its columns together), so
+//    that concurrent blocks share A and B tiles in the L2.
 #include <cstdint>
 
 namespace runner::kernels::gemm::regtile {
 
-constexpr int kBM = 128, kBN = 128, kBK = 8, kThreads = 256;
-constexpr int kAStride = kBM + 4;  // floats per k-row of the transposed A tile (padding)
+// BM×BN block tile, k-step BK; WARPS_M × WARPS_N warps; TM×TN outputs a thread (multiples of 4);
+// kMinBlocks: __launch_bounds__ minimum blocks per SM; kFragDb: register double buffering of the
+// shared-memory fragments; kGroup: tile rows per L2 group.
+template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int TM_, int TN_, int kMinBlocks_,
+          bool kFragDb_ = false, int kGroup_ = 8>
+struct Tiling {
+  static constexpr int BM = BM_, BN = BN_, BK = BK_, WARPS_M = WARPS_M_, WARPS_N = WARPS_N_;
+  static constexpr int TM = TM_, TN = TN_, kMinBlocks = kMinBlocks_, kGroup = kGroup_;
+  static constexpr bool kFragDb = kFragDb_;
+  static constexpr int kThreads = WARPS_M * WARPS_N * 32;
+  static constexpr int WTM = BM / WARPS_M, WTN = BN / WARPS_N;  // warp tile
+  static constexpr int LM = WTM / TM, LN = WTN / TN;            // lanes of a warp along m, n
+  static constexpr int kAStride = BM + 4;  // floats per k-row of the transposed A tile (padding)
+  static constexpr int kALoads = BM * BK / 4 / kThreads;  // float4 a thread per A tile
+  static constexpr int kBLoads = BK * BN / 4 / kThreads;  // float4 a thread per B tile
+  static constexpr int kSharedBytes = 2 * (BK * kAStride + BK * BN) * 4;
+  static_assert(TM % 4 == 0 && TN % 4 == 0, "thread tile made of 4x4 sub-tiles");
+  static_assert(WTM * WARPS_M == BM && WTN * WARPS_N == BN && LM * TM == WTM && LN * TN == WTN);
+  static_assert(LM * LN == 32, "a warp is 32 lanes");
+  static_assert(BK % 4 == 0 && BM % 32 == 0 && BN % 4 == 0);
+  static_assert(kALoads >= 1 && kALoads * kThreads * 4 == BM * BK, "A tile split evenly");
+  static_assert(kBLoads >= 1 && kBLoads * kThreads * 4 == BK * BN, "B tile split evenly");
+  static_assert(kSharedBytes <= 48 * 1024, "static shared memory");
+};
 
-// Top-left corner of the C tile of block `block`, blocks grouped by 8 tile rows.
+// The instance the `regtile` variant launches: 128×128 tiles, k-step 16, 4×2 warps of 32×64,
+// lanes 4×8, 8×8 outputs a thread, shared-memory fragments double-buffered in registers; 2 blocks
+// an SM (128 registers, no spills, 32.5 KiB shared). On the H100 (docs/performance.md) it reached
+// 47.3 / 48.0 TFLOP/s at 4096³ / 8192³, 92 / 93 % of cuBLAS; the k-step of 8 without fragment
+// double buffering 83.7 / 84.5 %; 128×256 tiles (1 block an SM) 93.4 / 94.0 %, but a quarter of
+// the blocks at the mid sizes where an H100's 132 SMs are not filled.
+using Regtile = Tiling<128, 128, 16, 4, 2, 8, 8, 2, true>;
+
+// Top-left corner of the C tile of block `block`, blocks grouped by kGroup tile rows.
 struct TileOrigin {
   std::int64_t row0, col0;
 };
+template <int kGroup = 8>
 __device__ __forceinline__ TileOrigin tile_origin(std::int64_t block, std::int64_t tiles_m,
                                                   std::int64_t tiles_n, int tile_m, int tile_n) {
-  constexpr std::int64_t kGroup = 8;
   const std::int64_t per_group = kGroup * tiles_n;
   const std::int64_t group = block / per_group;
   const std::int64_t first = group * kGroup;
@@ -40,27 +75,44 @@ __device__ __forceinline__ TileOrigin tile_origin(std::int64_t block, std::int64
   return {(first + in_group % rows) * tile_m, (in_group / rows) * tile_n};
 }
 
-template <bool kVec>
-__global__ void __launch_bounds__(kThreads, 2)
+template <class T, bool kVec>
+__global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
     regtile_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
                    std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t tiles_m,
                    std::int64_t tiles_n) {
-  __shared__ __align__(16) float a_s[2][kBK][kAStride];
-  __shared__ __align__(16) float b_s[2][kBK][kBN];
+  constexpr int BM = T::BM, BN = T::BN, BK = T::BK, TM = T::TM, TN = T::TN;
+  constexpr int kAL = T::kALoads, kBL = T::kBLoads, kThreads = T::kThreads;
+  __shared__ __align__(16) float a_s[2][BK][T::kAStride];
+  __shared__ __align__(16) float b_s[2][BK][BN];
 
-  const int tid = static_cast<int>(threadIdx.x);
-  const TileOrigin tile = tile_origin(blockIdx.x, tiles_m, tiles_n, kBM, kBN);
+  const TileOrigin tile = tile_origin<T::kGroup>(blockIdx.x, tiles_m, tiles_n, BM, BN);
 
-  // Global → register loads: A tile 128 rows × 8, one float4 (a row, 4 consecutive k) a thread;
-  // B tile 8 rows × 128, one float4 (a k-row, 4 consecutive columns) a thread.
-  const int a_r = tid >> 1, a_c = (tid & 1) * 4;
-  const int b_r = tid >> 5, b_c = (tid & 31) * 4;
-  const bool a_row_in = tile.row0 + a_r < m;
-  const std::int64_t b_col = tile.col0 + b_c;
-  const float* a_src = a + (a_row_in ? (tile.row0 + a_r) * k : 0) + a_c;  // moves kBK a step
-  const float* b_src = b + b_r * n + b_col;                               // moves kBK·n a step
-  const std::int64_t b_step = kBK * n;
-  float4 a_reg, b_reg;
+  // Global → register loads: load l of a thread is float4 number tid + l·kThreads of the tile:
+  // A (BM rows × BK): row idx / (BK/4), k-column 4·(idx % (BK/4)); B (BK rows × BN): row
+  // idx / (BN/4), column 4·(idx % (BN/4)). A row index past m reads row 0 (and is zeroed).
+  int a_r[kAL], a_c[kAL], b_r[kBL], b_c[kBL];
+  bool a_row_in[kAL];
+  std::int64_t b_col[kBL];
+  const float* a_src[kAL];  // each moves BK a step
+  const float* b_src[kBL];  // each moves BK·n a step
+#pragma unroll
+  for (int l = 0; l < kAL; ++l) {
+    const unsigned idx = threadIdx.x + l * kThreads;
+    a_r[l] = static_cast<int>(idx / (BK / 4));
+    a_c[l] = static_cast<int>(idx % (BK / 4)) * 4;
+    a_row_in[l] = tile.row0 + a_r[l] < m;
+    a_src[l] = a + (a_row_in[l] ? (tile.row0 + a_r[l]) * k : 0) + a_c[l];
+  }
+#pragma unroll
+  for (int l = 0; l < kBL; ++l) {
+    const unsigned idx = threadIdx.x + l * kThreads;
+    b_r[l] = static_cast<int>(idx / (BN / 4));
+    b_c[l] = static_cast<int>(idx % (BN / 4)) * 4;
+    b_col[l] = tile.col0 + b_c[l];
+    b_src[l] = b + b_r[l] * n + b_col[l];
+  }
+  const std::int64_t b_step = BK * n;
+  float4 a_reg[kAL], b_reg[kBL];
 
   // k − (first k of the next step to load); ≤ 0 once past the end (the loads then give zeros).
   std::int64_t k_load = k;
@@ -68,68 +120,114 @@ __global__ void __launch_bounds__(kThreads, 2)
   // Loads the next k-step (a_src, b_src point at it) into a_reg, b_reg.
   auto load = [&]() {
     // What is left of k from there, capped at the step: 32-bit compares below.
-    const int k_left = k_load < kBK ? static_cast<int>(k_load) : kBK;
-    const bool b_row_in = b_r < k_left;
-    if constexpr (kVec) {
-      // k % 4 == 0 and a_c % 4 == 0: a_c < k_left means all four are inside; likewise for n.
-      a_reg = a_row_in && a_c < k_left ? *reinterpret_cast<const float4*>(a_src)
-                                       : make_float4(0.f, 0.f, 0.f, 0.f);
-      b_reg = b_row_in && b_col < n ? *reinterpret_cast<const float4*>(b_src)
-                                    : make_float4(0.f, 0.f, 0.f, 0.f);
-    } else {
-      a_reg.x = a_row_in && a_c + 0 < k_left ? a_src[0] : 0.f;
-      a_reg.y = a_row_in && a_c + 1 < k_left ? a_src[1] : 0.f;
-      a_reg.z = a_row_in && a_c + 2 < k_left ? a_src[2] : 0.f;
-      a_reg.w = a_row_in && a_c + 3 < k_left ? a_src[3] : 0.f;
-      b_reg.x = b_row_in && b_col + 0 < n ? b_src[0] : 0.f;
-      b_reg.y = b_row_in && b_col + 1 < n ? b_src[1] : 0.f;
-      b_reg.z = b_row_in && b_col + 2 < n ? b_src[2] : 0.f;
-      b_reg.w = b_row_in && b_col + 3 < n ? b_src[3] : 0.f;
+    const int k_left = k_load < BK ? static_cast<int>(k_load) : BK;
+#pragma unroll
+    for (int l = 0; l < kAL; ++l) {
+      const int ac = a_c[l];
+      if constexpr (kVec) {
+        // k % 4 == 0 and ac % 4 == 0: ac < k_left means all four are inside.
+        a_reg[l] = a_row_in[l] && ac < k_left ? *reinterpret_cast<const float4*>(a_src[l])
+                                              : make_float4(0.f, 0.f, 0.f, 0.f);
+      } else {
+        const bool in = a_row_in[l];
+        a_reg[l].x = in && ac + 0 < k_left ? a_src[l][0] : 0.f;
+        a_reg[l].y = in && ac + 1 < k_left ? a_src[l][1] : 0.f;
+        a_reg[l].z = in && ac + 2 < k_left ? a_src[l][2] : 0.f;
+        a_reg[l].w = in && ac + 3 < k_left ? a_src[l][3] : 0.f;
+      }
+      a_src[l] += BK;
     }
-    a_src += kBK;
-    b_src += b_step;
-    k_load -= kBK;
+#pragma unroll
+    for (int l = 0; l < kBL; ++l) {
+      const bool row_in = b_r[l] < k_left;
+      const std::int64_t col = b_col[l];
+      if constexpr (kVec) {
+        // n % 4 == 0 and col % 4 == 0: col < n means all four are inside.
+        b_reg[l] = row_in && col < n ? *reinterpret_cast<const float4*>(b_src[l])
+                                     : make_float4(0.f, 0.f, 0.f, 0.f);
+      } else {
+        b_reg[l].x = row_in && col + 0 < n ? b_src[l][0] : 0.f;
+        b_reg[l].y = row_in && col + 1 < n ? b_src[l][1] : 0.f;
+        b_reg[l].z = row_in && col + 2 < n ? b_src[l][2] : 0.f;
+        b_reg[l].w = row_in && col + 3 < n ? b_src[l][3] : 0.f;
+      }
+      b_src[l] += b_step;
+    }
+    k_load -= BK;
   };
-  // Registers → stage s: A transposed (row stride 132: the two k-columns a warp writes land 16
-  // banks apart, so its 32 stores hit 32 banks), B as loaded.
+  // Registers → stage s: A transposed (row stride BM + 4: the k-columns a warp writes land 4·4 =
+  // 16 banks apart), B as loaded.
   auto store = [&](int s) {
-    a_s[s][a_c + 0][a_r] = a_reg.x;
-    a_s[s][a_c + 1][a_r] = a_reg.y;
-    a_s[s][a_c + 2][a_r] = a_reg.z;
-    a_s[s][a_c + 3][a_r] = a_reg.w;
-    *reinterpret_cast<float4*>(&b_s[s][b_r][b_c]) = b_reg;
+#pragma unroll
+    for (int l = 0; l < kAL; ++l) {
+      a_s[s][a_c[l] + 0][a_r[l]] = a_reg[l].x;
+      a_s[s][a_c[l] + 1][a_r[l]] = a_reg[l].y;
+      a_s[s][a_c[l] + 2][a_r[l]] = a_reg[l].z;
+      a_s[s][a_c[l] + 3][a_r[l]] = a_reg[l].w;
+    }
+#pragma unroll
+    for (int l = 0; l < kBL; ++l) *reinterpret_cast<float4*>(&b_s[s][b_r[l]][b_c[l]]) = b_reg[l];
   };
 
-  // This thread's outputs: rows a_off + {0..3, 16..19}, columns b_off + {0..3, 32..35} of the tile.
-  const int warp = tid >> 5, lane = tid & 31;
-  const int a_off = (warp >> 1) * 32 + (lane >> 3) * 4;
-  const int b_off = (warp & 1) * 64 + (lane & 7) * 4;
-  float acc[8][8];
+  // This thread's outputs: rows a_off + 4·LM·i4 + {0..3}, columns b_off + 4·LN·j4 + {0..3}.
+  const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int a_off = static_cast<int>((warp / T::WARPS_N) * T::WTM + (lane / T::LN) * 4);
+  const int b_off = static_cast<int>((warp % T::WARPS_N) * T::WTN + (lane % T::LN) * 4);
+  float acc[TM][TN];
 #pragma unroll
-  for (int i = 0; i < 8; ++i)
+  for (int i = 0; i < TM; ++i)
 #pragma unroll
-    for (int j = 0; j < 8; ++j) acc[i][j] = 0.f;
+    for (int j = 0; j < TN; ++j) acc[i][j] = 0.f;
+
+  // Fragments of k-row q of stage s into av, bv.
+  auto fragments = [&](int s, int q, float(&av)[TM], float(&bv)[TN]) {
+#pragma unroll
+    for (int i4 = 0; i4 < TM / 4; ++i4) {
+      const float4 v = *reinterpret_cast<const float4*>(&a_s[s][q][a_off + i4 * 4 * T::LM]);
+      av[i4 * 4 + 0] = v.x;
+      av[i4 * 4 + 1] = v.y;
+      av[i4 * 4 + 2] = v.z;
+      av[i4 * 4 + 3] = v.w;
+    }
+#pragma unroll
+    for (int j4 = 0; j4 < TN / 4; ++j4) {
+      const float4 v = *reinterpret_cast<const float4*>(&b_s[s][q][b_off + j4 * 4 * T::LN]);
+      bv[j4 * 4 + 0] = v.x;
+      bv[j4 * 4 + 1] = v.y;
+      bv[j4 * 4 + 2] = v.z;
+      bv[j4 * 4 + 3] = v.w;
+    }
+  };
+  auto fma_all = [&](const float(&av)[TM], const float(&bv)[TN]) {
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+      for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+  };
 
   load();
   store(0);
   __syncthreads();
-  // Step i computes k from kBK·i while k_load = k − kBK·(i + 1): it exists while k_load > −kBK.
+  // Step i computes k from BK·i while k_load = k − BK·(i + 1): it exists while k_load > −BK.
   int s = 0;
-  while (k_load > -kBK) {
+  while (k_load > -BK) {
     // The next step, zeros past k (so the last step loads and stores zeros that nothing reads).
     load();
+    if constexpr (T::kFragDb) {
+      float av[2][TM], bv[2][TN];
+      fragments(s, 0, av[0], bv[0]);
 #pragma unroll
-    for (int q = 0; q < kBK; ++q) {
-      const float4 a0 = *reinterpret_cast<const float4*>(&a_s[s][q][a_off]);
-      const float4 a1 = *reinterpret_cast<const float4*>(&a_s[s][q][a_off + 16]);
-      const float4 b0 = *reinterpret_cast<const float4*>(&b_s[s][q][b_off]);
-      const float4 b1 = *reinterpret_cast<const float4*>(&b_s[s][q][b_off + 32]);
-      const float av[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
-      const float bv[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
+      for (int q = 0; q < BK; ++q) {
+        if (q + 1 < BK) fragments(s, q + 1, av[(q + 1) & 1], bv[(q + 1) & 1]);
+        fma_all(av[q & 1], bv[q & 1]);
+      }
+    } else {
 #pragma unroll
-      for (int i = 0; i < 8; ++i)
-#pragma unroll
-        for (int j = 0; j < 8; ++j) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+      for (int q = 0; q < BK; ++q) {
+        float av[TM], bv[TN];
+        fragments(s, q, av, bv);
+        fma_all(av, bv);
+      }
     }
     // Stage s^1 was last read in the previous step, which every thread finished before the
     // barrier that ended it; its new contents are visible after the barrier below.
@@ -139,14 +237,14 @@ __global__ void __launch_bounds__(kThreads, 2)
   }
 
 #pragma unroll
-  for (int i = 0; i < 8; ++i) {
-    const std::int64_t row = tile.row0 + a_off + (i < 4 ? i : 12 + i);  // i ≥ 4: 16 + (i − 4)
+  for (int i = 0; i < TM; ++i) {
+    const std::int64_t row = tile.row0 + a_off + (i / 4) * 4 * T::LM + i % 4;
     if (row >= m) continue;
     float* c_row = c + row * n;
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const std::int64_t col = tile.col0 + b_off + h * 32;
-      const float* v = &acc[i][h * 4];
+    for (int j4 = 0; j4 < TN / 4; ++j4) {
+      const std::int64_t col = tile.col0 + b_off + j4 * 4 * T::LN;
+      const float* v = &acc[i][j4 * 4];
       if constexpr (kVec) {
         if (col < n) *reinterpret_cast<float4*>(c_row + col) = make_float4(v[0], v[1], v[2], v[3]);
       } else {

@@ -1,0 +1,304 @@
+#pragma once
+// Device code of the conv2d `shared_reg` variant (conv2d_shared_reg.cu, which describes the
+// scheme), in a header so that a standalone benchmark can instantiate the same templates.
+//
+// A fixed block of 32 × 8 threads computes a 128-column × (8 · ROWS)-row output tile; each thread
+// a ROWS × 4 patch (ROWS rows of 4 adjacent columns) in registers. Going down its patch, a thread
+// reads every tile row under it once (a window of 4 + 2H floats, as float4s) and feeds it to all
+// the (output row, filter row) pairs that use it, so a larger ROWS means fewer shared reads and
+// less vertical halo per output.
+//
+// PIPE = false: the grid covers the tiles (2-D, tile rows beyond gridDim.y looped over); each
+//   block loads its tile with plain loads, waits, computes.
+// PIPE = true: a persistent 1-D grid (about the number of blocks that fit on the device at once)
+//   walks the tiles in row-major order, with two shared buffers: while it computes tile t it has
+//   the cp.async copy of its next tile in flight (zero-fill for the padding), so the global-memory
+//   latency of a block's loads hides behind its own arithmetic rather than only behind other
+//   blocks'.
+//
+// The filter lives in constant memory, c_weights_reg, one copy per translation unit that includes
+// this header (no relocatable device code): fill it with cudaMemcpyToSymbol from that unit.
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace runner::kernels::conv2d::shared_reg {
+
+inline constexpr int kMaxFilter = 31;  // = kMaxKernelSize of conv2d_problem.hpp
+
+namespace {
+__constant__ float c_weights_reg[kMaxFilter * kMaxFilter];
+}  // namespace
+
+inline constexpr int kBlockX = 32, kBlockY = 8;  // threads
+inline constexpr int kCols = 4;                  // output columns per thread
+inline constexpr int kTileW = kBlockX * kCols;   // 128 output columns per tile
+inline constexpr unsigned kMaxGridY = 65535;
+
+__host__ __device__ constexpr int halo_cols(int r) {
+  return (r + 3) / 4 * 4;
+}  // H
+__host__ __device__ constexpr int tile_pitch(int r) {
+  return kTileW + 2 * halo_cols(r);
+}
+__host__ __device__ constexpr int tile_height(int rows) {
+  return kBlockY * rows;
+}
+// Floats of one tile buffer.
+__host__ __device__ constexpr int tile_floats(int ks, int rows) {
+  return (tile_height(rows) + 2 * (ks / 2)) * tile_pitch(ks / 2);
+}
+constexpr std::size_t shared_bytes(int ks, int rows, bool pipe) {
+  return static_cast<std::size_t>(tile_floats(ks, rows)) * sizeof(float) * (pipe ? 2 : 1);
+}
+
+// cp.async of BYTES (16: .cg, 4: .ca) from global src to shared dst, or (copy false) BYTES zeros:
+// a source size of 0 zero-fills and reads nothing. RUNNER_SR_HOST_EMULATION: the CPU emulation
+// (tests only) supplies these three.
+#ifndef RUNNER_SR_HOST_EMULATION
+template <int BYTES>
+__device__ __forceinline__ void cp_async_zfill(float* dst, const float* src, bool copy) {
+  const auto d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  if constexpr (BYTES == 16)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src),
+                 "r"(copy ? 16 : 0)
+                 : "memory");
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(d), "l"(src),
+                 "r"(copy ? 4 : 0)
+                 : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+#endif
+
+// The whole block loads the tile at (row0, col0) (zeros outside the image) as float4 slots:
+// synchronously, or (ASYNC) as cp.async copies the caller commits and waits for.
+template <int ROWS, bool ASYNC>
+__device__ __forceinline__ void load_tile(float* tile, const float* __restrict__ in, int m, int n,
+                                          int r, int row0, int col0) {
+  const int hc = halo_cols(r), pitch4 = tile_pitch(r) / 4;
+  const int slots = (tile_height(ROWS) + 2 * r) * pitch4;
+  const int t = static_cast<int>(threadIdx.y * kBlockX + threadIdx.x);
+  const bool vec = n % 4 == 0;  // uniform over the grid
+  for (int s = t; s < slots; s += kBlockX * kBlockY) {
+    const int ty = s / pitch4, tx4 = s % pitch4;
+    const int x = row0 - r + ty, y = col0 - hc + 4 * tx4;  // image row and first column
+    const bool row_in = x >= 0 && x < m;
+    const std::int64_t at = static_cast<std::int64_t>(x) * n + y;  // index of (x, y)
+    float* dst = tile + ty * (4 * pitch4) + 4 * tx4;
+    if constexpr (ASYNC) {
+      if (vec) {
+        // y and n are multiples of 4: the vector is wholly inside or wholly outside the row.
+        const bool inside = row_in && y >= 0 && y < n;
+        cp_async_zfill<16>(dst, inside ? in + at : in, inside);
+      } else {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const bool inside = row_in && y + e >= 0 && y + e < n;
+          cp_async_zfill<4>(dst + e, inside ? in + at + e : in, inside);
+        }
+      }
+    } else {
+      float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      if (row_in) {
+        if (vec) {
+          if (y >= 0 && y < n) v = *reinterpret_cast<const float4*>(in + at);
+        } else {
+          if (y >= 0 && y < n) v.x = in[at];
+          if (y + 1 >= 0 && y + 1 < n) v.y = in[at + 1];
+          if (y + 2 >= 0 && y + 2 < n) v.z = in[at + 2];
+          if (y + 3 >= 0 && y + 3 < n) v.w = in[at + 3];
+        }
+      }
+      *reinterpret_cast<float4*>(dst) = v;
+    }
+  }
+}
+
+// One thread's ROWS × 4 patch of the tile at (row0, col0), from the shared tile, stored.
+template <int KS, int ROWS>
+__device__ __forceinline__ void compute_store(const float* tile, float* __restrict__ out, int m,
+                                              int n, int row0, int col0) {
+  constexpr int r = KS / 2, hc = halo_cols(r), pitch = tile_pitch(r);
+  constexpr int kWindow = kCols + 2 * hc;  // floats a thread reads per tile row
+  static_assert(hc - r >= 0 && kWindow % 4 == 0);
+  const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
+  const int j = col0 + kCols * tx;  // image column of the thread's first output
+
+  float acc[ROWS][kCols];
+#pragma unroll
+  for (int rr = 0; rr < ROWS; ++rr)
+#pragma unroll
+    for (int c = 0; c < kCols; ++c) acc[rr][c] = 0.0f;
+
+  // Tile row ty·ROWS + ir holds image row row0 + ty·ROWS + ir − r: filter row a = ir − rr of
+  // output row rr. Tile column kCols·tx + w holds image column j − hc + w: tap b of output
+  // column c is w = c + b + hc − r.
+  const float* base = tile + (ty * ROWS) * pitch + kCols * tx;
+#pragma unroll
+  for (int ir = 0; ir < ROWS + KS - 1; ++ir) {
+    float w[kWindow];
+#pragma unroll
+    for (int v = 0; v < kWindow / 4; ++v) {
+      const float4 f = *reinterpret_cast<const float4*>(base + ir * pitch + 4 * v);
+      w[4 * v] = f.x;
+      w[4 * v + 1] = f.y;
+      w[4 * v + 2] = f.z;
+      w[4 * v + 3] = f.w;
+    }
+#pragma unroll
+    for (int rr = 0; rr < ROWS; ++rr) {
+      const int a = ir - rr;
+      if (a < 0 || a >= KS) continue;  // compile-time after unrolling
+#pragma unroll
+      for (int b = 0; b < KS; ++b) {
+        const float wt = c_weights_reg[a * KS + b];
+#pragma unroll
+        for (int c = 0; c < kCols; ++c) acc[rr][c] = fmaf(w[c + b + hc - r], wt, acc[rr][c]);
+      }
+    }
+  }
+
+  const bool vec = n % 4 == 0;
+#pragma unroll
+  for (int rr = 0; rr < ROWS; ++rr) {
+    const int i = row0 + ty * ROWS + rr;
+    if (i >= m || j >= n) continue;
+    float* dst = out + static_cast<std::int64_t>(i) * n + j;
+    if (vec) {
+      // j and n multiples of 4, j < n: all 4 columns inside, 16-byte aligned.
+      *reinterpret_cast<float4*>(dst) = make_float4(acc[rr][0], acc[rr][1], acc[rr][2], acc[rr][3]);
+    } else {
+#pragma unroll
+      for (int c = 0; c < kCols; ++c)
+        if (j + c < n) dst[c] = acc[rr][c];
+    }
+  }
+}
+
+// Unrolled kernel of filter side KS (odd, ≤ 9: r ≤ H = 4), ROWS output rows per thread.
+// PIPE = false: grid (tiles_x, min(tiles_y, kMaxGridY)). PIPE = true: any 1-D grid (persistent),
+// shared_bytes(KS, ROWS, true) of dynamic shared memory.
+template <int KS, int ROWS, bool PIPE>
+__global__ void __launch_bounds__(kBlockX* kBlockY)
+    conv2d_shared_reg(const float* __restrict__ in, float* __restrict__ out, int m, int n) {
+  extern __shared__ __align__(16) float tile[];
+  constexpr int r = KS / 2, th = tile_height(ROWS);
+  if constexpr (!PIPE) {
+    const int col0 = static_cast<int>(blockIdx.x) * kTileW;
+    for (int tile_y = static_cast<int>(blockIdx.y); tile_y * th < m;
+         tile_y += static_cast<int>(gridDim.y)) {
+      const int row0 = tile_y * th;
+      load_tile<ROWS, false>(tile, in, m, n, r, row0, col0);
+      __syncthreads();
+      compute_store<KS, ROWS>(tile, out, m, n, row0, col0);
+      __syncthreads();  // everyone is done with this tile before the next one overwrites it
+    }
+  } else {
+    constexpr int kFloats = tile_floats(KS, ROWS);
+    const int tiles_x = (n + kTileW - 1) / kTileW, tiles_y = (m + th - 1) / th;
+    const std::int64_t tiles = static_cast<std::int64_t>(tiles_x) * tiles_y;
+    const std::int64_t step = gridDim.x;
+    std::int64_t t = blockIdx.x;
+    int buf = 0;
+    if (t < tiles)
+      load_tile<ROWS, true>(tile, in, m, n, r, static_cast<int>(t / tiles_x) * th,
+                            static_cast<int>(t % tiles_x) * kTileW);
+    cp_async_commit();
+    for (; t < tiles; t += step) {
+      const std::int64_t next = t + step;
+      if (next < tiles)  // prefetch into the other buffer, freed by the last iteration's barrier
+        load_tile<ROWS, true>(tile + (buf ^ 1) * kFloats, in, m, n, r,
+                              static_cast<int>(next / tiles_x) * th,
+                              static_cast<int>(next % tiles_x) * kTileW);
+      cp_async_commit();  // possibly empty: keeps "all but the newest group" = this tile
+      cp_async_wait<1>();
+      __syncthreads();  // every thread's copies of this tile have landed
+      compute_store<KS, ROWS>(tile + buf * kFloats, out, m, n, static_cast<int>(t / tiles_x) * th,
+                              static_cast<int>(t % tiles_x) * kTileW);
+      __syncthreads();  // everyone is done with this buffer before the next prefetch into it
+      buf ^= 1;
+    }
+    cp_async_wait<0>();
+  }
+}
+
+// Any odd ks (11..31): the ROWS = 4 tile and loads, run-time filter loops. Thread x owns columns
+// x + 32·c (scalar shared reads of consecutive words: no bank conflicts). Grid as PIPE = false.
+__global__ void __launch_bounds__(kBlockX* kBlockY)
+    conv2d_shared_reg_generic(const float* __restrict__ in, float* __restrict__ out, int m, int n,
+                              int ks) {
+  constexpr int kRows = 4, th = tile_height(kRows);
+  extern __shared__ __align__(16) float tile[];
+  const int r = ks / 2, hc = halo_cols(r), pitch = tile_pitch(r);
+  const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
+  const int col0 = static_cast<int>(blockIdx.x) * kTileW;
+
+  for (int tile_y = static_cast<int>(blockIdx.y); tile_y * th < m;
+       tile_y += static_cast<int>(gridDim.y)) {
+    const int row0 = tile_y * th;
+    load_tile<kRows, false>(tile, in, m, n, r, row0, col0);
+    __syncthreads();
+
+    float acc[kRows][kCols];
+#pragma unroll
+    for (int rr = 0; rr < kRows; ++rr)
+#pragma unroll
+      for (int c = 0; c < kCols; ++c) acc[rr][c] = 0.0f;
+
+    // Tile column tx + kBlockX·c + hc − r + b is tap b of output column tx + kBlockX·c.
+    const float* base = tile + (ty * kRows) * pitch + tx + hc - r;
+    for (int ir = 0; ir < kRows + ks - 1; ++ir) {
+      const float* row = base + ir * pitch;
+      for (int b = 0; b < ks; ++b) {
+        float v[kCols];
+#pragma unroll
+        for (int c = 0; c < kCols; ++c) v[c] = row[kBlockX * c + b];
+#pragma unroll
+        for (int rr = 0; rr < kRows; ++rr) {
+          const int a = ir - rr;
+          if (a < 0 || a >= ks) continue;  // uniform over the block
+          const float wt = c_weights_reg[a * ks + b];
+#pragma unroll
+          for (int c = 0; c < kCols; ++c) acc[rr][c] = fmaf(v[c], wt, acc[rr][c]);
+        }
+      }
+    }
+
+#pragma unroll
+    for (int rr = 0; rr < kRows; ++rr) {
+      const int i = row0 + ty * kRows + rr;
+      if (i >= m) continue;
+      float* dst = out + static_cast<std::int64_t>(i) * n;
+#pragma unroll
+      for (int c = 0; c < kCols; ++c) {
+        const int jc = col0 + tx + kBlockX * c;
+        if (jc < n) dst[jc] = acc[rr][c];
+      }
+    }
+    __syncthreads();
+  }
+}
+
+// Launch geometry of an instance: PIPE = false covers the tiles; PIPE = true launches
+// min(tiles, resident) blocks, resident = blocks per SM (occupancy) × SMs.
+inline dim3 grid_for(int m, int n, int rows, bool pipe, int resident) {
+  const std::int64_t tiles_x = (n + kTileW - 1) / kTileW;
+  const std::int64_t tiles_y = (m + tile_height(rows) - 1) / tile_height(rows);
+  if (!pipe) {
+    const std::int64_t gy = tiles_y < kMaxGridY ? tiles_y : kMaxGridY;
+    return dim3(static_cast<unsigned>(tiles_x), static_cast<unsigned>(gy));
+  }
+  const std::int64_t tiles = tiles_x * tiles_y;
+  const std::int64_t blocks = tiles < resident ? tiles : resident;
+  return dim3(static_cast<unsigned>(blocks > 0 ? blocks : 1));
+}
+
+}  // namespace runner::kernels::conv2d::shared_reg
