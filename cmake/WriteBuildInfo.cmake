@@ -1,6 +1,15 @@
 # Script mode: writes OUTPUT with the git revision of SOURCE_DIR; rewrites only when it changed.
 execute_process(COMMAND git -C ${SOURCE_DIR} rev-parse --short=12 HEAD
   OUTPUT_VARIABLE rev OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE rc)
+# A source copy unpacked inside another repository (an export of this one in a scratch folder of a
+# checkout) must not take that repository's revision: the source directory must be git's top level.
+execute_process(COMMAND git -C ${SOURCE_DIR} rev-parse --show-toplevel
+  OUTPUT_VARIABLE toplevel OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+get_filename_component(toplevel "${toplevel}" REALPATH)
+get_filename_component(source_real "${SOURCE_DIR}" REALPATH)
+if(NOT toplevel STREQUAL source_real)
+  set(rc 1)
+endif()
 if(NOT rc EQUAL 0 OR rev STREQUAL "")
   # A source copy without .git (a tarball, a tree synced to a compute node): take the revision
   # from the environment when the caller knows it.
