@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "runner/openblas_pool.hpp"
+
 extern "C" void openblas_set_num_threads(int num_threads);
 
 namespace runner {
@@ -88,6 +90,9 @@ double gemm_seconds(int n, const std::vector<T>& a, const std::vector<T>& b, std
 // The best GFLOP/s over growing sizes, and the size it came from.
 template <typename T>
 std::pair<double, int> gemm_gflops(int threads) {
+  // A run calibrates in its worker, whose thread OMP_PROC_BIND pinned to one core: a pool started
+  // from it would run every thread on that core (seen: 136 GFLOP/s on 16 threads, 148 on 1).
+  start_openblas_pool_unpinned();
   openblas_set_num_threads(threads);
   double best = 0;
   int best_n = 0;

@@ -12,7 +12,7 @@
 #include <algorithm>
 
 #include "kernels/common/cpu_workload.hpp"
-#include "kernels/common/openblas_pool.hpp"
+#include "runner/openblas_pool.hpp"
 #include "kernels/gemm/gemm_problem.hpp"
 #include "runner/verification.hpp"
 

@@ -1,6 +1,6 @@
 #include <cblas.h>
 
-#include "kernels/common/openblas_pool.hpp"
+#include "runner/openblas_pool.hpp"
 #include "kernels/common/random_fill.hpp"
 #include "kernels/gemm/gemm_problem.hpp"
 #include "runner/dtype.hpp"

@@ -1,12 +1,14 @@
 #pragma once
 
-namespace runner::kernels {
+namespace runner {
 
 // Starts OpenBLAS's thread pool, if it is not running yet, with threads free to run on every CPU
 // of the run's OpenMP places. OpenBLAS creates its pthreads from the thread that first needs them
 // and they inherit that thread's affinity; under OMP_PROC_BIND the calling thread is pinned to one
 // core, so without this every OpenBLAS thread would share that core (measured: 2 threads ran no
-// faster than 1). Call before the first BLAS call of a process that will use several threads.
+// faster than 1). Call before the first BLAS call of a process that will use several threads:
+// the GEMM kernels' reference and OpenBLAS variant, and the CPU calibration, which a run may do in
+// its pinned worker (runner/calibration.cpp).
 void start_openblas_pool_unpinned();
 
-}  // namespace runner::kernels
+}  // namespace runner

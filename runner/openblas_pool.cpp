@@ -1,4 +1,4 @@
-#include "kernels/common/openblas_pool.hpp"
+#include "runner/openblas_pool.hpp"
 
 #include <cblas.h>
 #include <omp.h>
@@ -8,7 +8,7 @@
 
 extern "C" void openblas_set_num_threads(int num_threads);
 
-namespace runner::kernels {
+namespace runner {
 
 void start_openblas_pool_unpinned() {
   static bool started = false;  // once per process (a worker process runs many points)
@@ -29,9 +29,9 @@ void start_openblas_pool_unpinned() {
   constexpr int n = 256;
   std::vector<double> a(n * n, 1.0), b(n * n, 1.0), c(n * n);
   openblas_set_num_threads(CPU_COUNT(&all));
-  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, a.data(), n, b.data(), n, 0.0,
-              c.data(), n);
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, a.data(), n, b.data(), n,
+              0.0, c.data(), n);
   sched_setaffinity(0, sizeof saved, &saved);
 }
 
-}  // namespace runner::kernels
+}  // namespace runner
