@@ -23,7 +23,7 @@
 // consecutive words: no bank conflicts without the float4 window, whose length would depend on
 // ks), accumulating the same 4 × 4 patch shape.
 //
-// Instances (kernels/conv2d/conv2d_shared_reg.cuh, shared with .device/bench/conv_bench.cu): the
+// Instances (kernels/conv2d/conv2d_shared_reg.cuh, shared with bench/conv2d_shared_reg_bench.cu): the
 // tile height (8 · ROWS output rows, ROWS per thread) and the pipelining are template parameters.
 // PIPE: a persistent grid of as many blocks as fit on the device walks the tiles, double-buffering
 // them in shared memory with cp.async (the next tile's copy in flight while the current one is
