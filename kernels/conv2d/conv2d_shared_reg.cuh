@@ -23,6 +23,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/common/cp_async.cuh"
+
 namespace runner::kernels::conv2d::shared_reg {
 
 inline constexpr int kMaxFilter = 31;  // = kMaxKernelSize of conv2d_problem.hpp
@@ -52,31 +54,6 @@ __host__ __device__ constexpr int tile_floats(int ks, int rows) {
 constexpr std::size_t shared_bytes(int ks, int rows, bool pipe) {
   return static_cast<std::size_t>(tile_floats(ks, rows)) * sizeof(float) * (pipe ? 2 : 1);
 }
-
-// cp.async of BYTES (16: .cg, 4: .ca) from global src to shared dst, or (copy false) BYTES zeros:
-// a source size of 0 zero-fills and reads nothing. RUNNER_SR_HOST_EMULATION: the CPU emulation
-// (tests only) supplies these three.
-#ifndef RUNNER_SR_HOST_EMULATION
-template <int BYTES>
-__device__ __forceinline__ void cp_async_zfill(float* dst, const float* src, bool copy) {
-  const auto d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  if constexpr (BYTES == 16)
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src),
-                 "r"(copy ? 16 : 0)
-                 : "memory");
-  else
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(d), "l"(src),
-                 "r"(copy ? 4 : 0)
-                 : "memory");
-}
-__device__ __forceinline__ void cp_async_commit() {
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
-#endif
 
 // The whole block loads the tile at (row0, col0) (zeros outside the image) as float4 slots:
 // synchronously, or (ASYNC) as cp.async copies the caller commits and waits for.

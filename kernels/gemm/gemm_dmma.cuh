@@ -37,6 +37,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/common/cp_async.cuh"
 #include "kernels/gemm/gemm_regtile.cuh"  // tile_origin
 
 namespace runner::kernels::gemm::dmma {
@@ -73,37 +74,6 @@ struct Config {
 // 38.6 / 38.0 with 16; cuBLAS DGEMM 59.0 / 54.9.
 using DefaultConfig = Config<128, 128, 16, 64, 32, 3, 8, 1>;
 using LargeSmemConfig = Config<128, 128, 32, 64, 32, 3, 8, 1>;
-
-// Copies one double (kBytes 8) or two (kBytes 16) from global to shared memory asynchronously;
-// zero when !valid (src is then not read, but must still be a valid address).
-template <int kBytes>
-__device__ __forceinline__ void cp_async(double* dst, const double* src, bool valid) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  const unsigned dst_shared = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  if constexpr (kBytes == 16)
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst_shared), "l"(src),
-                 "r"(valid ? 16 : 0)
-                 : "memory");
-  else
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(dst_shared), "l"(src),
-                 "r"(valid ? 8 : 0)
-                 : "memory");
-#else
-  for (int i = 0; i < kBytes / 8; ++i) dst[i] = valid ? src[i] : 0.0;
-#endif
-}
-__device__ __forceinline__ void cp_async_commit() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-#endif
-}
-// Waits until at most `kPending` committed groups of this thread are still in flight.
-template <int kPending>
-__device__ __forceinline__ void cp_async_wait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
-#endif
-}
 
 // d += a·b for one 8×8×4 fragment (warp-wide), mma.m8n8k4 layout (d0, d1 = C[g][2t], C[g][2t+1]).
 __device__ __forceinline__ void mma_884(double& d0, double& d1, double a, double b) {
@@ -197,14 +167,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
       const int r = a_r0 + kAStride * i;
       const std::int64_t row = tile.row0 + r;
       const bool in = a_k_in && row < m;
-      cp_async<8 * kW>(as + a_offset(r, a_c, kBK), in ? a + row * k + p0 + a_c : a, in);
+      cp_async_zfill<8 * kW>(as + a_offset(r, a_c, kBK), in ? a + row * k + p0 + a_c : a, in);
     }
 #pragma unroll
     for (int i = 0; i < kBCopies; ++i) {
       const int r = b_r0 + kBStride * i;
       const std::int64_t krow = p0 + r;
       const bool in = b_col_in && krow < k;
-      cp_async<8 * kW>(bs + r * kLdB + b_c, in ? b + krow * n + b_col : b, in);
+      cp_async_zfill<8 * kW>(bs + r * kLdB + b_c, in ? b + krow * n + b_col : b, in);
     }
   };
 

@@ -10,18 +10,10 @@
 #include <random>
 #include <vector>
 
+#include "kernels/common/bench_checks.cuh"
 #include "kernels/conv2d/conv2d_shared_reg.cuh"
 
 using namespace runner::kernels::conv2d::shared_reg;
-
-#define CK(x)                                                                                 \
-  do {                                                                                        \
-    cudaError_t e_ = (x);                                                                     \
-    if (e_ != cudaSuccess) {                                                                  \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                           \
-    }                                                                                         \
-  } while (0)
 
 __global__ void naive(const float* in, float* out, int m, int n, int ks) {
   const int j = blockIdx.x * blockDim.x + threadIdx.x, i = blockIdx.y * blockDim.y + threadIdx.y;

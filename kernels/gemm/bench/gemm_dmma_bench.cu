@@ -14,24 +14,8 @@
 #include <cstring>
 #include <vector>
 
+#include "kernels/common/bench_checks.cuh"
 #include "kernels/gemm/gemm_dmma.cuh"
-
-#define CK(x)                                                                                 \
-  do {                                                                                        \
-    cudaError_t e_ = (x);                                                                     \
-    if (e_ != cudaSuccess) {                                                                  \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                           \
-    }                                                                                         \
-  } while (0)
-#define CB(x)                                                                         \
-  do {                                                                                \
-    cublasStatus_t s_ = (x);                                                          \
-    if (s_ != CUBLAS_STATUS_SUCCESS) {                                                \
-      std::fprintf(stderr, "%s:%d %s: cublas %d\n", __FILE__, __LINE__, #x, (int)s_); \
-      std::exit(1);                                                                   \
-    }                                                                                 \
-  } while (0)
 
 namespace dm = runner::kernels::gemm::dmma;
 

@@ -12,26 +12,10 @@
 #include <cstdlib>
 #include <vector>
 
+#include "kernels/common/bench_checks.cuh"
 #include "kernels/gemm/gemm_regtile.cuh"
 
 using namespace runner::kernels::gemm::regtile;
-
-#define CK(x)                                                                                 \
-  do {                                                                                        \
-    cudaError_t e_ = (x);                                                                     \
-    if (e_ != cudaSuccess) {                                                                  \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                           \
-    }                                                                                         \
-  } while (0)
-#define CB(x)                                                                         \
-  do {                                                                                \
-    cublasStatus_t s_ = (x);                                                          \
-    if (s_ != CUBLAS_STATUS_SUCCESS) {                                                \
-      std::fprintf(stderr, "%s:%d %s: cublas %d\n", __FILE__, __LINE__, #x, (int)s_); \
-      std::exit(1);                                                                   \
-    }                                                                                 \
-  } while (0)
 
 __global__ void fill(float* p, std::int64_t count, std::uint32_t seed) {
   for (std::int64_t i = blockIdx.x * (std::int64_t)blockDim.x + threadIdx.x; i < count;
