@@ -41,15 +41,33 @@ const std::vector<std::string> kTopLevelKeys = {"experiment", "description", "re
                                                 "verify",     "timeout_s",   "sweeps",  "exclude",
                                                 "slurm",      "measure"};
 
-// Points at the first byte that is not UTF-8, so the error can carry its line and column.
-std::optional<Location> first_invalid_utf8(const std::string& s) {
+// An experiment name becomes a folder name (results/<experiment>/...) and part of Slurm job names:
+// well below a file system's 255 bytes, with room for what is appended to it.
+constexpr std::size_t kMaxExperimentName = 128;
+
+struct TextProblem {
+  Location where;
+  std::string what;
+};
+
+// Points at the first byte that is not UTF-8, or at a control character YAML does not allow in
+// a stream (a NUL byte from a binary file or a broken editor, an escape sequence): yaml-cpp would
+// silently end the document at a NUL and read the rest as nothing.
+std::optional<TextProblem> first_bad_character(const std::string& s) {
   int line = 1, col = 1;
   for (std::size_t i = 0; i < s.size();) {
     const auto c = static_cast<unsigned char>(s[i]);
     std::size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-    if (len == 0 || i + len > s.size()) return Location{line, col};
+    if (len == 0 || i + len > s.size())
+      return TextProblem{{line, col}, "the file is not valid UTF-8 text"};
     for (std::size_t j = 1; j < len; ++j)
-      if ((static_cast<unsigned char>(s[i + j]) >> 6) != 0x2) return Location{line, col};
+      if ((static_cast<unsigned char>(s[i + j]) >> 6) != 0x2)
+        return TextProblem{{line, col}, "the file is not valid UTF-8 text"};
+    if ((c < 0x20 && c != '\n' && c != '\r' && c != '\t') || c == 0x7f)
+      return TextProblem{{line, col},
+                         c == 0
+                             ? "a NUL byte: not text (a binary file, or a file cut short?)"
+                             : fmt::format("control character 0x{:02x}: not allowed in YAML", c)};
     if (c == '\n') {
       ++line;
       col = 1;
@@ -59,6 +77,38 @@ std::optional<Location> first_invalid_utf8(const std::string& s) {
     i += len;
   }
   return std::nullopt;
+}
+
+// Where the second YAML document of a stream starts: the "---" after the first document's
+// content, or the first content after a "..." that ended it. Only called when yaml-cpp found a
+// second document (its Load reads the first and ignores the rest silently).
+Location second_document_start(const std::string& text) {
+  int line = 0;
+  bool content = false, ended = false;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const std::size_t end = std::min(text.find('\n', pos), text.size());
+    std::string_view l(text.data() + pos, end - pos);
+    pos = end + 1;
+    ++line;
+    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+    const auto is_marker = [&](std::string_view m) {
+      return l.starts_with(m) && (l.size() == 3 || l[3] == ' ' || l[3] == '\t');
+    };
+    const auto first = l.find_first_not_of(" \t");
+    const bool blank = first == std::string_view::npos || l[first] == '#';
+    if (is_marker("---")) {
+      if (content || ended) return {line, 1};
+      const auto rest = l.substr(3).find_first_not_of(" \t");
+      if (rest != std::string_view::npos && l[3 + rest] != '#') content = true;
+    } else if (is_marker("...")) {
+      ended = content;
+    } else if (!blank && l[0] != '%') {
+      if (ended) return {line, 1};
+      content = true;
+    }
+  }
+  return {1, 1};
 }
 
 // Column of a tab in the indentation of a line (0-based line index), if it has one.
@@ -341,10 +391,15 @@ class ConfigParser {
   }
 
   ExperimentSpec parse(const std::string& text) {
-    if (auto bad = first_invalid_utf8(text)) fail(*bad, "the file is not valid UTF-8 text");
+    if (auto bad = first_bad_character(text)) fail(bad->where, bad->what);
     YAML::Node root;
     try {
-      root = YAML::Load(text);
+      std::vector<YAML::Node> documents = YAML::LoadAll(text);
+      if (documents.size() > 1)
+        fail(second_document_start(text),
+             "a second YAML document starts here: a config is one document; split the experiments "
+             "into several files");
+      if (!documents.empty()) root = documents.front();
     } catch (const YAML::ParserException& e) {
       // yaml-cpp reports a tab in the indentation as what it then failed to find ("illegal block
       // entry", "end of map not found"): name the tab instead.
@@ -366,6 +421,11 @@ class ConfigParser {
           if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'))
             fail(v, fmt::format("experiment '{}' may hold only letters, digits, '-', '_' and '.' (it names a folder)", spec.experiment));
         if (spec.experiment.empty() || spec.experiment[0] == '.') fail(v, "experiment needs a name");
+        if (spec.experiment.size() > kMaxExperimentName)
+          fail(v,
+               fmt::format("experiment name is {} characters long; at most {} (it names a folder "
+                           "and Slurm jobs)",
+                           spec.experiment.size(), kMaxExperimentName));
       } else if (key == "description") {
         scalar(v, "description");
       } else if (key == "repeat") {

@@ -223,22 +223,76 @@ class Expander {
   }
 
   // Whether an exclude entry matches the point: every axis it lists has one of its values.
-  bool excluded(const Point& p) const {
-    for (const auto& ex : spec_.excludes) {
+  // Counts the matches of each entry, so that an entry that matches nothing can be reported.
+  bool excluded(const Point& p) {
+    bool any_entry = false;
+    for (std::size_t e = 0; e < spec_.excludes.size(); ++e) {
       bool all = true;
-      for (const auto& [axis, values] : ex.axes) {
+      for (const auto& [axis, values] : spec_.excludes[e].axes) {
         bool any = false;
         for (const auto& lv : values) any = any || has_value(p, axis, lv.value);
         all = all && any;
       }
-      if (all) return true;
+      if (all) {
+        ++exclude_matches_[e];
+        any_entry = true;
+      }
     }
-    return false;
+    return any_entry;
+  }
+
+  // Kernel and variant names in an exclude entry must exist: a misspelt name would exclude
+  // nothing and say nothing.
+  void check_exclude_names() const {
+    std::set<std::string> config_kernels;
+    for (const Point& p : points_) config_kernels.insert(p.kernel);
+    for (const auto& ex : spec_.excludes) {
+      std::vector<std::string> kernels(config_kernels.begin(), config_kernels.end());
+      for (const auto& [axis, values] : ex.axes) {
+        if (axis != Axis::kernel) continue;
+        kernels.clear();
+        for (const auto& lv : values) kernels.push_back(kernel(lv).name);
+      }
+      for (const auto& [axis, values] : ex.axes) {
+        if (axis != Axis::variant) continue;
+        for (const auto& lv : values) {
+          const auto& name = std::get<std::string>(lv.value);
+          std::vector<std::string> known;
+          bool found = false;
+          for (const auto& kname : kernels) {
+            const KernelInfo* k = registry_.find(kname);
+            if (!k) continue;
+            if (k->find_variant(name)) found = true;
+            for (const auto& v : k->variants) known.push_back(v.name);
+          }
+          if (found) continue;
+          const std::string hint = closest_match(name, known);
+          fail(lv.where,
+               fmt::format("exclude names variant '{}', which no kernel of this config "
+                           "has{} (known: {})",
+                           name, hint.empty() ? "" : fmt::format(", did you mean '{}'?", hint),
+                           fmt::join(known, ", ")));
+        }
+      }
+    }
   }
 
   void apply_excludes() {
+    check_exclude_names();
+    exclude_matches_.assign(spec_.excludes.size(), 0);
     std::erase_if(points_, [&](const Point& p) { return excluded(p); });
     if (points_.empty()) fail(Location{1, 1}, "the sweeps less the excluded points leave nothing to run");
+  }
+
+  // After baselines are added (excludes apply to them too): an entry that matched no point is a
+  // mistake in its values.
+  void check_every_exclude_matched() const {
+    for (std::size_t e = 0; e < spec_.excludes.size(); ++e)
+      if (exclude_matches_[e] == 0)
+        fail(spec_.excludes[e].where,
+             fmt::format("exclude[{}] matches no point of the sweeps (nor a baseline): nothing to "
+                         "exclude. Check its values, or remove it",
+                         e));
   }
 
   // One baseline point for every problem the other points use, unless one is already there.
@@ -280,6 +334,24 @@ class Expander {
       for (const Point& p : points_) names.insert(p.kernel);
       fail(b.where, fmt::format("baseline variant '{}' exists in none of the kernels of this config ({})", b.variant, fmt::join(names, ", ")));
     }
+    // A fixed value on an axis the baseline variant does not use would be dropped in silence.
+    for (const auto& [axis, value] : b.fixed) {
+      bool used = false;
+      std::set<std::string> axes_used;
+      for (const Point& p : points_) {
+        const KernelInfo* k = registry_.find(p.kernel);
+        const VariantInfo* v = k ? k->find_variant(b.variant) : nullptr;
+        if (!v) continue;
+        for (Axis a : axes_of(*k, *v)) {
+          axes_used.insert(std::string(axis_name(a)));
+          used = used || a == axis;
+        }
+      }
+      if (!used)
+        fail(value.where, fmt::format("baseline fixes '{}', which variant '{}' does not use (its "
+                                      "axes: {})",
+                                      axis_name(axis), b.variant, fmt::join(axes_used, ", ")));
+    }
     for (auto& base : extra) {
       auto it = std::find_if(points_.begin(), points_.end(), [&](const Point& p) { return p.key() == base.key(); });
       if (it != points_.end()) it->is_baseline = true;
@@ -291,6 +363,7 @@ class Expander {
     for (const auto& sweep : spec_.sweeps) expand_sweep(sweep);
     apply_excludes();
     add_baselines();
+    check_every_exclude_matched();
     // Execution order: groups by problem in order of first appearance; baseline, then ceiling,
     // then the rest within a group.
     std::map<std::string, std::size_t> group_rank;
@@ -313,6 +386,7 @@ class Expander {
   const Registry& registry_;
   std::vector<Point> points_;
   std::set<std::string> seen_;
+  std::vector<std::size_t> exclude_matches_;  // points each exclude entry removed
   std::size_t planned_ = 0;  // points the sweeps generate before duplicates are dropped
 };
 

@@ -36,6 +36,12 @@ ONLY_THE_RUNNER_SEES = {
     "53_exclude_everything.yaml": "needs the expanded matrix",
     "60_no_kernel.yaml": "kernel may be given at the top level or in each sweep",
     "65_matrix_too_large.yaml": "a bound on the product of list lengths",
+    "75_exclude_unknown_variant.yaml": "variant names come from the registry",
+    "76_exclude_unknown_kernel.yaml": "kernel names come from the registry",
+    "77_exclude_matches_nothing.yaml": "needs the expanded matrix",
+    "78_baseline_fixes_unused_axis.yaml": "which axes a variant uses comes from the registry",
+    "79_exclude_variant_of_another_kernel.yaml": "variant names come from the registry",
+    "81_second_exclude_entry_matches_nothing.yaml": "needs the expanded matrix",
 }
 
 # Files whose YAML holds a cycle (an alias inside its own anchor): PyYAML builds it, and a schema
@@ -55,7 +61,7 @@ grid: 0
 print: false
 repeat: {warmup: 2, min_samples: 5, max_samples: 100, target_rsd: 0.005, min_seconds: 0.05, max_seconds: 2.0}
 measure: cold
-baseline: {variant: omp_serial, threads: 1}
+baseline: {variant: omp_naive, threads: 1}
 verify: {seed: 42}
 timeout_s: 120
 sweeps:
