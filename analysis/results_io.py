@@ -89,6 +89,22 @@ def warn(msg: str) -> None:
     print(f"warning: {msg}", file=sys.stderr)
 
 
+_HEX = set("0123456789abcdef")
+
+
+def normalize_point_id(value: Any) -> str:
+    """A point id as the runner writes it today: "p" and 16 hex digits.
+
+    Runs of earlier releases wrote the 16 hex digits alone (which spreadsheets
+    and pandas can read as numbers); those get their "p" so that runs of both
+    kinds compare point by point.
+    """
+    text = "" if value is None or (isinstance(value, float) and math.isnan(value)) else str(value).strip()
+    if len(text) == 16 and set(text) <= _HEX:
+        return "p" + text
+    return text
+
+
 # --------------------------------------------------------------------------
 # Reading
 # --------------------------------------------------------------------------
@@ -187,6 +203,7 @@ def load_records(results_dir: str) -> pd.DataFrame:
                 "timestamp", "slurm_job_id", "slurm_array_task_id"):
         df[col] = df[col].fillna("").astype(str).str.strip()
 
+    df["point_id"] = df["point_id"].map(normalize_point_id)
     has_id = df["point_id"] != ""
     dup = has_id & df.duplicated("point_id", keep="last")
     if dup.any():
@@ -444,7 +461,7 @@ def manifest_points(manifest: dict) -> list[dict]:
     if isinstance(pts, list):
         for p in pts:
             if isinstance(p, dict) and p.get("point_id") not in (None, ""):
-                out.append(p)
+                out.append(dict(p, point_id=normalize_point_id(p["point_id"])))
             elif isinstance(p, str) and p:
-                out.append({"point_id": p})
+                out.append({"point_id": normalize_point_id(p)})
     return out

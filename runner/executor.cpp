@@ -4,9 +4,11 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <map>
 #include <memory>
 #include <new>
+#include <set>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -17,13 +19,17 @@
 #include "runner/device_monitor.hpp"
 #include "runner/environment.hpp"
 #include "runner/errors.hpp"
+#include "runner/exit_codes.hpp"
 #include "runner/gpu_info.hpp"
+#include "runner/host_memory.hpp"
 #include "runner/interrupt.hpp"
 #include "runner/manifest.hpp"
+#include "runner/output_dir.hpp"
 #include "runner/profiler_range.hpp"
 #include "runner/progress.hpp"
 #include "runner/relative_metrics.hpp"
 #include "runner/results_files.hpp"
+#include "runner/resume.hpp"
 #include "runner/sampling.hpp"
 #include "runner/summary.hpp"
 #include "runner/thread_placement.hpp"
@@ -57,11 +63,6 @@ class ProblemCache {
 ProblemCache& problem_cache() {
   static ProblemCache cache;
   return cache;
-}
-
-std::int64_t available_host_bytes() {
-  const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  return pages > 0 && page > 0 ? static_cast<std::int64_t>(pages) * page : 0;
 }
 
 // `gpu` is passed in, never read here: the parent process builds records for points that crashed
@@ -139,11 +140,15 @@ Record run_point(const ExperimentSpec& spec, const Point& point, const Registry&
   const double bytes = kernel->bytes ? kernel->bytes(point) : 0.0;
   // Inputs, a reference in double and the output: about three times the bytes moved.
   const double host_need = 3.0 * bytes;
-  if (host_need > static_cast<double>(available_host_bytes()) && available_host_bytes() > 0) {
-    set_status(r, Status::skipped,
-               fmt::format("needs about {:.1f} GiB of host memory, {:.1f} GiB available",
-                           host_need / (1 << 30),
-                           static_cast<double>(available_host_bytes()) / (1 << 30)));
+  const HostMemory memory = host_memory_available();
+  auto out_of_memory = [&](const char* how) {
+    return fmt::format(
+        "out of memory: needs about {} of host memory{}, {} available ({})", format_gb(host_need),
+        how, format_gb(static_cast<double>(memory.available_bytes)),
+        memory.limited_by.empty() ? "no limit known" : "limited by " + memory.limited_by);
+  };
+  if (!memory.limited_by.empty() && host_need > static_cast<double>(memory.available_bytes)) {
+    set_status(r, Status::skipped, out_of_memory(""));
     return r;
   }
   const ProfilerRange range("point " + point.id());
@@ -189,7 +194,7 @@ Record run_point(const ExperimentSpec& spec, const Point& point, const Registry&
   } catch (const PointInvalid& e) {
     set_status(r, Status::invalid, e.what());
   } catch (const std::bad_alloc&) {
-    set_status(r, Status::skipped, "not enough host memory for this size");
+    set_status(r, Status::skipped, out_of_memory(" (an allocation failed)"));
   } catch (const Interrupted&) {
     throw;
   } catch (const WorkerPoisoned& e) {
@@ -199,11 +204,6 @@ Record run_point(const ExperimentSpec& spec, const Point& point, const Registry&
     set_status(r, Status::failed, e.what());
   }
   return r;
-}
-
-std::string run_fingerprint(const ExperimentSpec& spec, const std::string& device) {
-  return fmt::format("{:016x}",
-                     fnv1a64(spec.text + "\n" + build_info::kGitRevision + "\n" + device));
 }
 
 namespace {
@@ -216,118 +216,234 @@ std::string device_of(const nlohmann::json& env) {
   return env.value("cpu_model", "");
 }
 
+// The command that continues this run, ready to paste into a shell.
+std::string resume_command(const ExperimentSpec& spec, const RunOptions& options) {
+  std::string cmd = fmt::format("runner {} --out {} --resume", shell_quote(spec.file.string()),
+                                shell_quote(options.out_dir.string()));
+  if (!options.shard_label.empty()) cmd += " --shard " + options.shard_label;
+  return cmd;
+}
+
+// Messages at the end of a run go to a terminal that may be gone (SIGHUP): never let that turn
+// a finished run into an error.
+template <typename Fn>
+void print_quietly(Fn&& fn) {
+  try {
+    fn();
+  } catch (const std::exception&) {
+  }
+}
+
+// What a resume reads before anything is rewritten: the records there, checked against the plan.
+struct PreviousRecords {
+  KeptRecords kept;
+  std::vector<std::string> dropped_lines;  // unreadable, duplicate or foreign: kept aside
+};
+
+PreviousRecords read_previous_records(const std::filesystem::path& jsonl,
+                                      const std::vector<Point>& points) {
+  JsonlContent content = read_records(jsonl);
+  for (const auto& w : content.warnings) spdlog::warn("{}", w);
+  PreviousRecords previous;
+  previous.dropped_lines = std::move(content.dropped_lines);
+  std::set<std::string> planned;
+  for (const auto& p : points) planned.insert(p.id());
+  std::vector<Record> all = content.records;
+  previous.kept = keep_for_resume(std::move(content.records), points);
+  // The lines the kept set leaves out, verbatim (a duplicate is its earlier or losing line).
+  std::map<std::string, int> kept_lines;
+  for (const auto& r : previous.kept.records) ++kept_lines[r.dump()];
+  for (const auto& r : all) {
+    const std::string line = r.dump();
+    if (auto it = kept_lines.find(line); it != kept_lines.end() && it->second > 0) {
+      --it->second;
+      continue;
+    }
+    previous.dropped_lines.push_back(line);
+  }
+  return previous;
+}
+
 }  // namespace
 
 int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_points,
                    const std::vector<Point>& points, const Registry& registry,
                    const RunOptions& options) {
   const auto run_start = std::chrono::steady_clock::now();
+  // The folder first: a bad --out costs nothing (no worker, no calibration).
+  const ClaimedOutput claim = claim_output_dir(options.out_dir, options.stem, options.resume,
+                                               options.resume ? "resume" : "run");
+  Manifest manifest(options.out_dir,
+                    options.stem == "records" ? "manifest.json" : options.stem + ".manifest.json");
+  const std::filesystem::path jsonl = options.out_dir / (options.stem + ".jsonl");
+  std::error_code ec;
+  const bool records_exist = std::filesystem::exists(jsonl, ec);
+  RunIdentity identity = identity_of(spec.text);
+  if (claim.had_results)
+    check_resume_compatible(manifest.path(), identity, records_exist, options.force_mix);
+  std::optional<PreviousRecords> previous;
+  if (claim.had_results) previous = read_previous_records(jsonl, points);
+
+  auto stopped_before_start = [&]() {
+    print_quietly([&] {
+      fmt::print(stderr, "\nInterrupted by {} before the first point. Resume with: {}\n",
+                 signal_name(interrupt_signal()), resume_command(spec, options));
+    });
+    return exit_code::kSignalBase + interrupt_signal();
+  };
+
   // Points run in a worker process; this process owns the files. Start the first worker now: its
-  // hello carries the environment (GPU included) that the manifest and the fingerprint need.
+  // hello carries the environment (GPU included) that the manifest and the identity need.
   auto worker = std::make_unique<WorkerProcess>(spec, points, registry);
-  if (!worker->hello())
-    throw std::runtime_error("the worker process died while starting (initialising CUDA?)");
+  if (!worker->hello()) {
+    if (interrupt_requested()) return stopped_before_start();
+    throw Refused("the worker process died while starting (initialising CUDA?)");
+  }
   const nlohmann::json env = *worker->hello();
   const std::string gpu_name = env.contains("gpu") ? env["gpu"].value("name", "") : "";
-  const std::string fingerprint = run_fingerprint(spec, device_of(env));
+  identity.device = device_of(env);
+  if (claim.had_results)
+    check_resume_compatible(manifest.path(), identity, records_exist, options.force_mix);
 
   const nlohmann::ordered_json calibration = calibration_for_run(
       options.calibration_dir, env, calibration_needs(points, registry, env), options.calibrate);
+  if (interrupt_requested()) return stopped_before_start();
   const Ceilings ceilings(calibration);
 
-  Manifest manifest(options.out_dir,
-                    options.stem == "records" ? "manifest.json" : options.stem + ".manifest.json");
-  manifest.describe(spec, all_points, fingerprint, options.shard_label, env);
+  manifest.describe(spec, all_points, identity, options.shard_label, env);
   manifest.add("calibration", calibration);
+  if (claim.had_results) manifest.continue_from(manifest.path());
 
   std::vector<Record> kept;
-  if (options.resume) {
-    std::vector<std::string> warnings;
-    const auto previous = Manifest::read_fingerprint(manifest.path());
-    if (previous && *previous != fingerprint && !options.force_mix)
-      throw std::runtime_error(fmt::format(
-          "{} was written by another config, build or device (fingerprint {} here, {} there); "
-          "refusing to mix results. Use a new --out, or --force-mix to resume anyway",
-          options.out_dir.string(), fingerprint, *previous));
-    for (auto& r : read_jsonl(options.out_dir / (options.stem + ".jsonl"), &warnings))
-      if (r.value("status", "") == "ok") kept.push_back(std::move(r));
-    for (const auto& w : warnings) spdlog::warn("{}", w);
+  std::set<std::string> done;
+  if (previous) {
+    const KeptRecords& k = previous->kept;
+    if (k.duplicates > 0 || k.foreign > 0 || !previous->dropped_lines.empty()) {
+      const auto aside = options.out_dir / (options.stem + ".jsonl.dropped");
+      append_dropped_lines(aside, previous->dropped_lines,
+                           "left out by a resume: unreadable, repeated, or of points not in "
+                           "this run");
+      spdlog::warn(
+          "--resume: left out {} repeated record(s), {} record(s) of points not in this "
+          "run and {} unreadable line(s); their text is in {}",
+          k.duplicates, k.foreign, previous->dropped_lines.size() - k.duplicates - k.foreign,
+          aside.string());
+    }
+    kept = k.records;
+    done = k.done;
   }
   RecordFiles files(options.out_dir, options.stem);
   files.start_with(kept);
   manifest.write("running", files.records());
 
   RelativeMetrics relative(registry);
-  std::map<std::string, bool> done;
-  for (const auto& r : kept) {
-    relative.observe(r);
-    done[r.value("point_id", "")] = true;
-  }
-  if (!kept.empty())
-    spdlog::info("resuming: {} points already ok, {} to run", kept.size(),
-                 points.size() - kept.size());
+  for (const auto& r : kept) relative.observe(r);
+  std::size_t to_run = 0;
+  for (const auto& p : points) to_run += done.count(p.id()) ? 0 : 1;
+  if (claim.had_results)
+    spdlog::info("resuming: {} points already ok, {} to run{}", done.size(), to_run,
+                 kept.size() > done.size()
+                     ? fmt::format(" ({} failed, skipped or invalid before: run again)",
+                                   kept.size() - done.size())
+                     : "");
 
   Progress progress(options.progress, points.size());
-  int exit_code = 0;
+  std::string write_error;
   int failed_starts = 0;
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    const Point& p = points[i];
-    if (done.count(p.id())) {
-      progress.skip();
-      continue;
+  try {
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      const Point& p = points[i];
+      if (done.count(p.id())) {
+        progress.skip();
+        continue;
+      }
+      if (interrupt_requested()) break;
+      const auto point_start = std::chrono::steady_clock::now();
+      if (!worker || !worker->alive()) {
+        worker = std::make_unique<WorkerProcess>(spec, points, registry);
+        if (!worker->hello()) {
+          if (interrupt_requested()) break;
+          if (++failed_starts >= 3)
+            throw Refused("three worker processes in a row died while starting; giving up");
+        }
+      }
+      progress.start(p.key());
+      // Seconds a point may take once a stop was asked for before it is abandoned.
+      constexpr double kGraceSeconds = 3.0;
+      const WorkerProcess::Outcome outcome = worker->run(i, spec.timeout_s, kGraceSeconds);
+      if (outcome.kind == WorkerProcess::Outcome::interrupted) {
+        // A stop signal sent to the worker alone stops the run as one sent to the runner would.
+        request_interrupt(outcome.signal > 0 ? outcome.signal : SIGTERM);
+        break;
+      }
+      Record r;
+      if (outcome.kind == WorkerProcess::Outcome::finished) {
+        r = outcome.record;
+        failed_starts = 0;
+      } else {
+        const KernelInfo* k = registry.find(p.kernel);
+        r = base_record(spec, p, k ? k->find_variant(p.variant) : nullptr, gpu_name);
+        set_status(r, Status::failed,
+                   outcome.kind == WorkerProcess::Outcome::timed_out
+                       ? outcome.cause
+                       : "the point crashed its worker process: " + outcome.cause);
+      }
+      r["point_s"] =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - point_start).count();
+      relative.observe(r);
+      relative.apply(r);
+      ceilings.apply(r, registry);
+      files.append(r);
+      progress.finish(r.value("status", ""));
     }
-    if (interrupt_requested()) break;
-    const auto point_start = std::chrono::steady_clock::now();
-    if (!worker || !worker->alive()) {
-      worker = std::make_unique<WorkerProcess>(spec, points, registry);
-      if (!worker->hello() && ++failed_starts >= 3)
-        throw std::runtime_error("three worker processes in a row died while starting; giving up");
-    }
-    progress.start(p.key());
-    // Seconds a point may take once a stop was asked for before it is abandoned.
-    constexpr double kGraceSeconds = 3.0;
-    const WorkerProcess::Outcome outcome = worker->run(i, spec.timeout_s, kGraceSeconds);
-    if (outcome.kind == WorkerProcess::Outcome::interrupted) break;
-    Record r;
-    if (outcome.kind == WorkerProcess::Outcome::finished) {
-      r = outcome.record;
-      failed_starts = 0;
-    } else {
-      const KernelInfo* k = registry.find(p.kernel);
-      r = base_record(spec, p, k ? k->find_variant(p.variant) : nullptr, gpu_name);
-      set_status(r, Status::failed,
-                 outcome.kind == WorkerProcess::Outcome::timed_out
-                     ? outcome.cause
-                     : "the point crashed its worker process: " + outcome.cause);
-    }
-    r["point_s"] =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - point_start).count();
-    relative.observe(r);
-    relative.apply(r);
-    ceilings.apply(r, registry);
-    files.append(r);
-    progress.finish(r.value("status", ""));
-    if (r.value("status", "") == "failed") exit_code = 1;
+  } catch (const Refused& e) {
+    // The records cannot be written (a full disk, a quota): stop here, with every record written
+    // so far intact (a line cut short is taken back).
+    write_error = e.what();
   }
   worker.reset();
   progress.clear();
   const bool interrupted = interrupt_requested();
-  manifest.write(interrupted ? "interrupted" : "complete", files.records());
-  print_summary(
-      files.records(), points.size(), stdout,
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count());
+  bool finished_files = true;
+  try {
+    files.compact();
+    manifest.write(interrupted || !write_error.empty() ? "interrupted" : "complete",
+                   files.records());
+  } catch (const Refused& e) {
+    finished_files = false;
+    if (write_error.empty()) write_error = e.what();
+  }
+  if (!write_error.empty()) {
+    print_quietly([&] {
+      fmt::print(stderr,
+                 "\nerror: {}\nThe run stopped: {} records are safe in {}{}. Make room, then "
+                 "resume with: {}\n",
+                 write_error, files.records().size(), options.out_dir.string(),
+                 finished_files ? "" : " (the manifest still says running)",
+                 resume_command(spec, options));
+    });
+    return exit_code::kRefused;
+  }
+  print_quietly([&] {
+    print_summary(
+        files.records(), points.size(), stdout,
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count());
+  });
   if (interrupted) {
     const int sig = interrupt_signal();
-    fmt::print(stderr,
-               "\nInterrupted by {} after {} of {} points. Records so far are in {}.\n"
-               "Resume with: runner {} --out {} --resume{}\n",
-               sig == 15 ? "SIGTERM" : "SIGINT", files.records().size(), points.size(),
-               options.out_dir.string(), spec.file.string(), options.out_dir.string(),
-               options.shard_label.empty() ? "" : " --shard " + options.shard_label);
-    return 128 + sig;
+    print_quietly([&] {
+      fmt::print(stderr,
+                 "\nInterrupted by {} after {} of {} points. Records so far are in {}.\n"
+                 "Resume with: {}\n",
+                 signal_name(sig), files.records().size(), points.size(), options.out_dir.string(),
+                 resume_command(spec, options));
+    });
+    return exit_code::kSignalBase + sig;
   }
-  fmt::print("Results: {}\n", options.out_dir.string());
-  return exit_code;
+  print_quietly([&] { fmt::print("Results: {}\n", options.out_dir.string()); });
+  for (const auto& r : files.records())
+    if (r.value("status", "") == "failed") return exit_code::kPointFailed;
+  return exit_code::kOk;
 }
 
 }  // namespace runner

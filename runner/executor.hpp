@@ -11,7 +11,7 @@
 namespace runner {
 
 struct RunOptions {
-  std::filesystem::path out_dir;
+  std::filesystem::path out_dir;  // claimed by run_experiment (runner/output_dir.hpp)
   std::string stem = "records";  // file names: <stem>.jsonl, <stem>.csv; "shards/3" for a shard
   std::string shard_label;       // "3/8" when running a shard, for the manifest and messages
   bool resume = false;           // skip points already ok in out_dir
@@ -28,15 +28,13 @@ struct RunOptions {
 Record run_point(const ExperimentSpec& spec, const Point& point, const Registry& registry);
 
 // Runs `points` into options.out_dir, each in a worker process (runner/worker_process.hpp) so that
-// a crash, a sticky CUDA error or a hang costs one point; streams records; writes the manifest (which lists
-// `all_points`, the whole matrix) at start and end. Returns the exit code: 0 when no point failed,
-// 1 when any failed, 130/143 when interrupted by SIGINT/SIGTERM.
+// a crash, a sticky CUDA error or a hang costs one point; streams records; writes the manifest
+// (which lists `all_points`, the whole matrix) at start and end. First claims the folder (lock,
+// emptiness, resume checks: runner/output_dir.hpp, runner/resume.hpp) before any work. Returns
+// the exit code (runner/exit_codes.hpp): 0 when no point failed, 1 when any failed, 128 + N when
+// stopped by signal N; throws UsageError / Refused when the folder cannot be used.
 int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_points,
                    const std::vector<Point>& points, const Registry& registry,
                    const RunOptions& options);
-
-// Hash that must match for a resume to reuse records: the config text, the binary's revision and
-// the device (GPU name, or CPU model without a GPU).
-std::string run_fingerprint(const ExperimentSpec& spec, const std::string& device);
 
 }  // namespace runner

@@ -20,13 +20,14 @@ nlohmann::ordered_json Manifest::point_list(const std::vector<Point>& points) {
 }
 
 void Manifest::describe(const ExperimentSpec& spec, const std::vector<Point>& points,
-                        const std::string& fingerprint, const std::string& shard_label,
+                        const RunIdentity& identity, const std::string& shard_label,
                         const nlohmann::json& environment) {
   doc_ = nlohmann::ordered_json::object();
   doc_["experiment"] = spec.experiment;
   doc_["created"] = utc_now();
   doc_["config_file"] = spec.file.string();
-  doc_["fingerprint"] = fingerprint;
+  doc_["fingerprint"] = identity.fingerprint();
+  doc_["identity"] = identity.to_json();
   if (!shard_label.empty()) doc_["shard"] = shard_label;
   doc_["config"] = spec.as_json;
   doc_["config_text"] = spec.text;
@@ -44,15 +45,17 @@ void Manifest::write(const std::string& state, const std::vector<Record>& record
   write_file_atomically(path(), doc_.dump(2) + "\n");
 }
 
-std::optional<std::string> Manifest::read_fingerprint(const std::filesystem::path& manifest_file) {
-  std::ifstream in(manifest_file);
-  if (!in) return std::nullopt;
+void Manifest::continue_from(const std::filesystem::path& previous_manifest) {
+  std::ifstream in(previous_manifest);
+  if (!in) return;
   try {
-    const auto doc = nlohmann::json::parse(in);
-    if (doc.contains("fingerprint")) return doc["fingerprint"].get<std::string>();
+    const auto old = nlohmann::ordered_json::parse(in);
+    if (old.contains("created")) doc_["created"] = old["created"];
+    nlohmann::ordered_json resumed = old.value("resumed", nlohmann::ordered_json::array());
+    resumed.push_back(utc_now());
+    doc_["resumed"] = resumed;
   } catch (const nlohmann::json::exception&) {
   }
-  return std::nullopt;
 }
 
 }  // namespace runner

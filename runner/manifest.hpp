@@ -9,6 +9,7 @@
 #include "runner/config.hpp"
 #include "runner/point.hpp"
 #include "runner/record.hpp"
+#include "runner/resume.hpp"
 
 namespace runner {
 
@@ -18,15 +19,18 @@ namespace runner {
 class Manifest {
  public:
   Manifest(std::filesystem::path dir, std::string file_name);
+  // `identity`: what a resume compares (runner/resume.hpp); stored as "identity" and, for readers
+  // of earlier releases, as one hash "fingerprint".
   void describe(const ExperimentSpec& spec, const std::vector<Point>& points,
-                const std::string& fingerprint, const std::string& shard_label,
+                const RunIdentity& identity, const std::string& shard_label,
                 const nlohmann::json& environment);
+  // A resumed run keeps the creation time of the manifest it continues and lists its resumes.
+  void continue_from(const std::filesystem::path& previous_manifest);
   // A further top-level section, e.g. "calibration" (the ceilings the records are measured against).
   void add(const std::string& key, nlohmann::ordered_json value) { doc_[key] = std::move(value); }
   void write(const std::string& state, const std::vector<Record>& records);
   std::filesystem::path path() const { return dir_ / file_name_; }
 
-  static std::optional<std::string> read_fingerprint(const std::filesystem::path& manifest_file);
   // The list of points of a matrix as the manifest stores it.
   static nlohmann::ordered_json point_list(const std::vector<Point>& points);
 

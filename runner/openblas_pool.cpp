@@ -4,16 +4,32 @@
 #include <omp.h>
 #include <sched.h>
 
+#include <algorithm>
 #include <vector>
+
+#include <fmt/format.h>
+
+#include "runner/errors.hpp"
+#include "runner/host_memory.hpp"
 
 extern "C" void openblas_set_num_threads(int num_threads);
 
 namespace runner {
 
+void require_openblas_threads(int threads) {
+  const int fit = openblas_threads_that_fit(threads);
+  if (fit >= threads) return;
+  throw PointSkipped(fmt::format(
+      "out of memory: OpenBLAS with {} thread{} needs about {} of address space, ulimit -v "
+      "leaves {}",
+      threads, threads == 1 ? "" : "s",
+      format_gb(static_cast<double>(threads) * kOpenBlasBytesPerThread),
+      format_gb(static_cast<double>(address_space_headroom().value_or(0)))));
+}
+
 void start_openblas_pool_unpinned() {
   static bool started = false;  // once per process (a worker process runs many points)
   if (started) return;
-  started = true;
   cpu_set_t saved, all;
   CPU_ZERO(&all);
   if (sched_getaffinity(0, sizeof saved, &saved) != 0) return;
@@ -22,13 +38,22 @@ void start_openblas_pool_unpinned() {
     omp_get_place_proc_ids(place, ids.data());
     for (int id : ids) CPU_SET(id, &all);
   }
-  if (CPU_COUNT(&all) <= CPU_COUNT(&saved)) return;  // not pinned narrower than the places
+  // Under `ulimit -v` only as many threads as have room for their buffers (host_memory.hpp); not
+  // even one: the BLAS call cannot be made.
+  require_openblas_threads(1);
+  const int threads =
+      std::max(1, openblas_threads_that_fit(std::max(CPU_COUNT(&all), CPU_COUNT(&saved))));
+  started = true;
+  if (CPU_COUNT(&all) <= CPU_COUNT(&saved)) {  // not pinned narrower than the places
+    openblas_set_num_threads(threads);
+    return;
+  }
   sched_setaffinity(0, sizeof all, &all);
   // A product large enough to run threaded makes OpenBLAS create its pool now, from this
   // (temporarily unpinned) thread.
   constexpr int n = 256;
   std::vector<double> a(n * n, 1.0), b(n * n, 1.0), c(n * n);
-  openblas_set_num_threads(CPU_COUNT(&all));
+  openblas_set_num_threads(threads);
   cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, a.data(), n, b.data(), n,
               0.0, c.data(), n);
   sched_setaffinity(0, sizeof saved, &saved);

@@ -9,6 +9,13 @@ namespace runner {
 // faster than 1). Call before the first BLAS call of a process that will use several threads:
 // the GEMM kernels' reference and OpenBLAS variant, and the CPU calibration, which a run may do in
 // its pinned worker (runner/calibration.cpp).
+// Under `ulimit -v` the pool gets only the threads whose buffers fit (runner/host_memory.hpp);
+// throws PointSkipped ("out of memory: ...") when not even one BLAS call fits.
 void start_openblas_pool_unpinned();
+
+// Throws PointSkipped ("out of memory: OpenBLAS with N threads needs ...") unless `threads`
+// OpenBLAS threads fit in the address space left: a point that asks for more must not start
+// them (they would spin forever).
+void require_openblas_threads(int threads);
 
 }  // namespace runner

@@ -1,5 +1,7 @@
 #include "runner/point.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace runner {
@@ -33,6 +35,15 @@ std::string Point::key() const {
   return s;
 }
 
-std::string Point::id() const { return fmt::format("{:016x}", fnv1a64(key())); }
+std::string Point::id() const {
+  return fmt::format("p{:016x}", fnv1a64(key()));
+}
+
+std::string normalize_point_id(std::string_view id) {
+  const bool bare_hex = id.size() == 16 && std::all_of(id.begin(), id.end(), [](char c) {
+                          return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+                        });
+  return bare_hex ? "p" + std::string(id) : std::string(id);
+}
 
 }  // namespace runner

@@ -26,7 +26,10 @@ struct Point {
   // Canonical text of every set axis, e.g. "gemm/omp_blocked dtype=float size=64x64x64 threads=2".
   // Stable across releases: ids are derived from it.
   std::string key() const;
-  // 16 hex digits of a 64-bit FNV-1a hash of key(): stable, short, safe in file names.
+  // "p" and 16 hex digits of a 64-bit FNV-1a hash of key(): stable, short, safe in file names.
+  // The letter keeps every spreadsheet and pandas from reading an id as a number: 1 in 2000
+  // bare hex ids is all digits (5771271885670859 comes back as ...860) or digits-e-digits
+  // (3248900166281e89 as 3.2489E+101).
   std::string id() const;
   // The data a point works on: points with the same problem key share inputs and reference.
   std::string problem_key() const;
@@ -35,5 +38,10 @@ struct Point {
 };
 
 std::uint64_t fnv1a64(std::string_view text);
+
+// An id as the current release writes it: the bare 16-hex-digit ids of earlier releases get their
+// "p", anything else is returned unchanged. Applied wherever ids are read back (resume, collect,
+// Slurm plans), so results of older runs still match their points.
+std::string normalize_point_id(std::string_view id);
 
 }  // namespace runner

@@ -1,122 +1,206 @@
 #include "runner/results_files.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <stdexcept>
 
 #include <fmt/format.h>
+
+#include "runner/environment.hpp"
+#include "runner/errors.hpp"
+#include "runner/point.hpp"
 
 namespace runner {
 
 namespace {
-[[noreturn]] void io_error(const std::filesystem::path& p, std::string_view what) {
-  throw std::runtime_error(fmt::format("{}: {}: {}", p.string(), what, std::strerror(errno)));
+
+[[noreturn]] void io_error(const std::filesystem::path& p, std::string_view what, int err) {
+  throw Refused(fmt::format("{}: {}: {}", p.string(), what, std::strerror(err)));
 }
 
 void fsync_dir(const std::filesystem::path& dir) {
-  const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY);
+  const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd >= 0) {
     ::fsync(fd);
     ::close(fd);
   }
 }
+
+// Writes all of `text` at the end of fd; false with errno set when the system refuses.
+bool write_all(int fd, std::string_view text) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+std::string dump_lines(const std::vector<Record>& records) {
+  std::string text;
+  for (const auto& r : records) text += r.dump() + "\n";
+  return text;
+}
+
 }  // namespace
 
 void write_file_atomically(const std::filesystem::path& file, std::string_view content) {
   const std::filesystem::path tmp = file.string() + ".tmp";
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) io_error(tmp, "cannot create");
-  std::size_t done = 0;
-  while (done < content.size()) {
-    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const int saved = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      errno = saved;
-      io_error(tmp, "cannot write");
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  if (::fsync(fd) != 0) {
+  if (fd < 0) io_error(tmp, "cannot create", errno);
+  auto fail = [&](const char* what) {
     const int saved = errno;
     ::close(fd);
     ::unlink(tmp.c_str());
-    errno = saved;
-    io_error(tmp, "cannot flush to disk");
-  }
+    io_error(tmp, what, saved);
+  };
+  if (!write_all(fd, content)) fail("cannot write");
+  if (::fsync(fd) != 0) fail("cannot flush to disk");
   ::close(fd);
-  if (std::rename(tmp.c_str(), file.c_str()) != 0) io_error(file, "cannot replace");
+  if (std::rename(tmp.c_str(), file.c_str()) != 0) {
+    const int saved = errno;
+    ::unlink(tmp.c_str());
+    io_error(file, "cannot replace", saved);
+  }
   fsync_dir(file.parent_path());
 }
 
-std::vector<Record> read_jsonl(const std::filesystem::path& file, std::vector<std::string>* warnings) {
+JsonlContent read_records(const std::filesystem::path& file) {
+  JsonlContent out;
   std::ifstream in(file, std::ios::binary);
-  if (!in) return {};
+  if (!in) return out;
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::vector<Record> records;
   std::size_t pos = 0;
   int line_no = 0;
   while (pos < text.size()) {
     const std::size_t end = text.find('\n', pos);
     ++line_no;
     if (end == std::string::npos) {
-      if (warnings)
-        warnings->push_back(fmt::format("{}:{}: dropped a truncated last record ({} bytes without a newline)",
-                                        file.string(), line_no, text.size() - pos));
+      // Without its newline a line may be a prefix of a longer record that happens to parse.
+      out.warnings.push_back(
+          fmt::format("{}:{}: dropped a truncated last record ({} bytes without a newline)",
+                      file.string(), line_no, text.size() - pos));
+      out.dropped_lines.emplace_back(text.substr(pos));
       break;
     }
-    const std::string_view line(text.data() + pos, end - pos);
+    std::string_view line(text.data() + pos, end - pos);
     pos = end + 1;
-    if (line.empty()) continue;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);  // a file edited on Windows
+    if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
+    std::string why;
     try {
-      records.push_back(Record::parse(line));
+      Record r = Record::parse(line);
+      if (!r.is_object()) {
+        why = "not a JSON object";
+      } else {
+        if (const auto it = r.find("point_id"); it != r.end() && it->is_string())
+          *it = normalize_point_id(it->get<std::string>());
+        out.records.push_back(std::move(r));
+        continue;
+      }
     } catch (const nlohmann::json::exception& e) {
-      throw std::runtime_error(fmt::format("{}:{}: not a JSON record: {}", file.string(), line_no, e.what()));
+      why = fmt::format("not JSON ({})", e.what());
     }
+    out.warnings.push_back(
+        fmt::format("{}:{}: dropped an unreadable line: {}", file.string(), line_no, why));
+    out.dropped_lines.emplace_back(line);
   }
-  return records;
+  return out;
+}
+
+std::vector<Record> read_jsonl(const std::filesystem::path& file,
+                               std::vector<std::string>* warnings) {
+  JsonlContent content = read_records(file);
+  if (warnings) warnings->insert(warnings->end(), content.warnings.begin(), content.warnings.end());
+  return std::move(content.records);
+}
+
+void append_dropped_lines(const std::filesystem::path& file, const std::vector<std::string>& lines,
+                          std::string_view why) {
+  if (lines.empty()) return;
+  std::string text = fmt::format("# {} {} line(s) {}\n", utc_now(), lines.size(), why);
+  for (const auto& l : lines) text += l + "\n";
+  const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) io_error(file, "cannot open for writing", errno);
+  const bool written = write_all(fd, text) && ::fsync(fd) == 0;
+  const int saved = errno;
+  ::close(fd);
+  if (!written) io_error(file, "cannot write", saved);
 }
 
 RecordFiles::RecordFiles(std::filesystem::path dir, std::string stem)
     : dir_(std::move(dir)), stem_(std::move(stem)) {
   std::error_code ec;
   std::filesystem::create_directories(jsonl_path().parent_path(), ec);
-  if (ec) throw std::runtime_error(fmt::format("{}: cannot create: {}", jsonl_path().parent_path().string(), ec.message()));
-  open_jsonl("a");
+  if (ec)
+    throw Refused(
+        fmt::format("{}: cannot create: {}", jsonl_path().parent_path().string(), ec.message()));
+  open_jsonl();
+  records_ = read_jsonl(jsonl_path(), nullptr);
+  index_records();
 }
 
 RecordFiles::~RecordFiles() {
-  if (jsonl_) std::fclose(jsonl_);
+  if (jsonl_fd_ >= 0) ::close(jsonl_fd_);
 }
 
-void RecordFiles::open_jsonl(const char* mode) {
-  if (jsonl_) std::fclose(jsonl_);
-  jsonl_ = std::fopen(jsonl_path().c_str(), mode);
-  if (!jsonl_) io_error(jsonl_path(), "cannot open for writing");
+void RecordFiles::open_jsonl() {
+  if (jsonl_fd_ >= 0) ::close(jsonl_fd_);
+  jsonl_fd_ = ::open(jsonl_path().c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (jsonl_fd_ < 0) io_error(jsonl_path(), "cannot open for writing", errno);
+}
+
+void RecordFiles::index_records() {
+  index_.clear();
+  superseded_ = false;
+  for (std::size_t i = 0; i < records_.size(); ++i) {
+    const auto [it, fresh] = index_.emplace(records_[i].value("point_id", ""), i);
+    if (!fresh) superseded_ = true;
+  }
 }
 
 void RecordFiles::start_with(std::vector<Record> kept) {
-  std::string text;
-  for (const auto& r : kept) text += r.dump() + "\n";
-  write_file_atomically(jsonl_path(), text);
-  open_jsonl("a");
+  write_file_atomically(jsonl_path(), dump_lines(kept));
+  open_jsonl();  // the old descriptor points at the replaced file
   records_ = std::move(kept);
+  index_records();
   write_file_atomically(csv_path(), to_csv(records_));
 }
 
 void RecordFiles::append(const Record& record) {
   const std::string line = record.dump() + "\n";
-  if (std::fwrite(line.data(), 1, line.size(), jsonl_) != line.size() || std::fflush(jsonl_) != 0)
-    io_error(jsonl_path(), "cannot append a record");
-  if (::fsync(::fileno(jsonl_)) != 0) io_error(jsonl_path(), "cannot flush to disk");
-  records_.push_back(record);
+  struct stat st {};
+  const off_t before = ::fstat(jsonl_fd_, &st) == 0 ? st.st_size : -1;
+  if (!write_all(jsonl_fd_, line) || ::fsync(jsonl_fd_) != 0) {
+    const int saved = errno;
+    // A line cut short by a full disk would end the file in a broken record: take it back.
+    if (before >= 0 && ::ftruncate(jsonl_fd_, before) == 0) ::fsync(jsonl_fd_);
+    io_error(jsonl_path(), "cannot append a record", saved);
+  }
+  const std::string id = record.value("point_id", "");
+  if (const auto it = index_.find(id); it != index_.end()) {
+    records_[it->second] = record;
+    superseded_ = true;
+  } else {
+    index_[id] = records_.size();
+    records_.push_back(record);
+  }
   write_file_atomically(csv_path(), to_csv(records_));
+}
+
+void RecordFiles::compact() {
+  if (!superseded_) return;
+  write_file_atomically(jsonl_path(), dump_lines(records_));
+  open_jsonl();
+  superseded_ = false;
 }
 
 }  // namespace runner

@@ -3,18 +3,23 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <thread>
 
 #include <fmt/format.h>
 
 #include "runner/environment.hpp"
+#include "runner/errors.hpp"
 #include "runner/executor.hpp"
 #include "runner/interrupt.hpp"
+#include "runner/running_clock.hpp"
 
 namespace runner {
 
@@ -52,35 +57,87 @@ std::optional<std::string> read_line_blocking(int fd, std::string& buffer) {
   }
 }
 
+// The worker's own guard against a point that runs on past its time limit while the parent does
+// not stop it (the parent stopped, stuck or gone), and against outliving the parent.
+class WorkerWatchdog {
+ public:
+  explicit WorkerWatchdog(pid_t parent) : parent_(parent) {
+    std::thread([this] { watch(); }).detach();
+  }
+  void arm(double limit_s) {
+    limit_s_.store(limit_s);
+    epoch_.fetch_add(1);
+  }
+  void disarm() {
+    limit_s_.store(0);
+    epoch_.fetch_add(1);
+  }
+
+ private:
+  [[noreturn]] void watch() {
+    RunningClock clock;
+    std::uint64_t seen = 0;
+    double start = 0;
+    while (true) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      const double now = clock.seconds();
+      if (::getppid() != parent_) _exit(kWorkerOverranExit);  // orphaned: nobody wants the record
+      if (const std::uint64_t e = epoch_.load(); e != seen) {
+        seen = e;
+        start = now;
+      }
+      const double limit = limit_s_.load();
+      if (limit > 0 && now - start > limit) {
+        const char msg[] =
+            "runner worker: the point ran past its time limit and the runner did "
+            "not stop it; the worker ends itself\n";
+        [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, msg, sizeof msg - 1);
+        _exit(kWorkerOverranExit);
+      }
+    }
+  }
+  pid_t parent_;
+  std::atomic<double> limit_s_{0};
+  std::atomic<std::uint64_t> epoch_{0};
+};
+
+// The parent kills a point at timeout_s; the worker waits a little longer before doing it itself,
+// so that the parent's record ("timed out after N s") is the one users normally see.
+double worker_limit(double timeout_s) {
+  return timeout_s + 5.0 + 0.05 * timeout_s;
+}
+
 [[noreturn]] void worker_main(const ExperimentSpec& spec, const std::vector<Point>& points,
-                              const Registry& registry, int in_fd, int out_fd) {
+                              const Registry& registry, int in_fd, int out_fd, pid_t parent) {
+  WorkerWatchdog watchdog(parent);
   nlohmann::json hello = {{"hello", environment().to_json()}};
   if (!write_all(out_fd, hello.dump() + "\n")) _exit(0);
   std::string buffer;
   while (auto line = read_line_blocking(in_fd, buffer)) {
     std::size_t index = 0;
+    double timeout_s = 0;
     try {
-      index = nlohmann::json::parse(*line).at("run").get<std::size_t>();
+      const auto request = nlohmann::json::parse(*line);
+      index = request.at("run").get<std::size_t>();
+      timeout_s = request.value("timeout_s", 0.0);
     } catch (const std::exception&) {
       _exit(4);
     }
+    if (timeout_s > 0) watchdog.arm(worker_limit(timeout_s));
     nlohmann::ordered_json reply;
     try {
       reply["record"] = run_point(spec, points.at(index), registry);
     } catch (const Interrupted&) {
-      write_all(out_fd, "{\"interrupted\":true}\n");
+      write_all(out_fd, fmt::format("{{\"interrupted\":{}}}\n", interrupt_signal()));
       _exit(0);
     }
+    watchdog.disarm();
     if (g_worker_poisoned) reply["exit"] = true;
     std::fflush(stdout);
     if (!write_all(out_fd, reply.dump() + "\n")) _exit(0);
     if (g_worker_poisoned) _exit(3);
   }
   _exit(0);
-}
-
-double seconds_since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
 }  // namespace
@@ -94,24 +151,40 @@ WorkerProcess::WorkerProcess(const ExperimentSpec& spec, const std::vector<Point
     throw std::runtime_error(fmt::format("cannot create a pipe for the worker: {}", std::strerror(errno)));
   std::fflush(stdout);
   std::fflush(stderr);
+  const pid_t parent = ::getpid();
   pid_ = ::fork();
-  if (pid_ < 0) throw std::runtime_error(fmt::format("cannot start a worker process: {}", std::strerror(errno)));
+  if (pid_ < 0)
+    throw Refused(fmt::format("cannot start a worker process: {}", std::strerror(errno)));
   if (pid_ == 0) {
+    // Dies with the parent, however the parent ends (kill -9 included); and if the parent died
+    // before this line ran, now.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) _exit(kWorkerOverranExit);
+    // The parent's stop requests reach the worker as signals; none is pending in a new worker.
+    reset_interrupt_state();
     ::close(down[1]);
     ::close(up[0]);
-    worker_main(spec, points, registry, down[0], up[1]);
+    worker_main(spec, points, registry, down[0], up[1], parent);
   }
   ::close(down[0]);
   ::close(up[1]);
   to_worker_ = down[1];
   from_worker_ = up[0];
-  bool timed_out = false;
-  // CUDA initialisation and the first touch of a GPU can take several seconds.
-  if (auto line = read_line(120.0, &timed_out)) {
-    try {
-      hello_ = nlohmann::json::parse(*line).at("hello");
-    } catch (const std::exception&) {
+  // CUDA initialisation and the first touch of a GPU can take several seconds. A stop request
+  // meanwhile ends the wait (the caller sees no hello, and interrupt_requested()).
+  constexpr double kHelloTimeout = 120.0;
+  RunningClock clock;
+  while (clock.seconds() < kHelloTimeout && !interrupt_requested()) {
+    bool idle = false;
+    const auto line = read_line(100, &idle);
+    if (idle) continue;
+    if (line) {
+      try {
+        hello_ = nlohmann::json::parse(*line).at("hello");
+      } catch (const std::exception&) {
+      }
     }
+    break;
   }
 }
 
@@ -136,9 +209,8 @@ void WorkerProcess::stop() {
   }
 }
 
-std::optional<std::string> WorkerProcess::read_line(double timeout_s, bool* timed_out) {
-  *timed_out = false;
-  const auto t0 = std::chrono::steady_clock::now();
+std::optional<std::string> WorkerProcess::read_line(int poll_ms, bool* idle) {
+  *idle = false;
   while (true) {
     const auto nl = buffer_.find('\n');
     if (nl != std::string::npos) {
@@ -146,21 +218,13 @@ std::optional<std::string> WorkerProcess::read_line(double timeout_s, bool* time
       buffer_.erase(0, nl + 1);
       return line;
     }
-    const double left = timeout_s - seconds_since(t0);
-    if (left <= 0) {
-      *timed_out = true;
+    pollfd pfd{from_worker_, POLLIN, 0};
+    const int r = ::poll(&pfd, 1, poll_ms);
+    if (r < 0 && errno != EINTR) return std::nullopt;
+    if (r <= 0) {
+      *idle = true;
       return std::nullopt;
     }
-    pollfd pfd{from_worker_, POLLIN, 0};
-    // Wake up at least every 100 ms so that a stop request is noticed promptly.
-    const int r = ::poll(&pfd, 1, static_cast<int>(std::min(left, 0.1) * 1000) + 1);
-    if (r < 0 && errno != EINTR) return std::nullopt;
-    if (interrupt_requested() && !forwarded_stop_ && pid_ > 0) {
-      ::kill(pid_, SIGTERM);
-      forwarded_stop_ = true;
-      return std::string();  // let the caller shorten its deadline
-    }
-    if (r <= 0) continue;
     char chunk[65536];
     const ssize_t n = ::read(from_worker_, chunk, sizeof chunk);
     if (n < 0 && errno == EINTR) continue;
@@ -172,13 +236,14 @@ std::optional<std::string> WorkerProcess::read_line(double timeout_s, bool* time
 std::string WorkerProcess::reap() {
   int status = 0;
   std::string how = "the worker ended";
+  last_exit_code_ = -1;
   if (pid_ > 0 && ::waitpid(pid_, &status, 0) == pid_) {
     if (WIFSIGNALED(status)) {
       const int sig = WTERMSIG(status);
-      const char* abbrev = sigabbrev_np(sig);
-      how = fmt::format("killed by SIG{} ({})", abbrev ? abbrev : std::to_string(sig), strsignal(sig));
+      how = fmt::format("killed by {} ({})", signal_name(sig), strsignal(sig));
     } else if (WIFEXITED(status)) {
-      how = fmt::format("the worker exited with code {}", WEXITSTATUS(status));
+      last_exit_code_ = WEXITSTATUS(status);
+      how = fmt::format("the worker exited with code {}", last_exit_code_);
     }
   }
   pid_ = -1;
@@ -187,33 +252,47 @@ std::string WorkerProcess::reap() {
 
 WorkerProcess::Outcome WorkerProcess::run(std::size_t index, double timeout_s, double grace_s) {
   Outcome out;
-  if (pid_ <= 0 || !write_all(to_worker_, fmt::format("{{\"run\":{}}}\n", index))) {
+  if (pid_ <= 0 ||
+      !write_all(to_worker_, fmt::format("{{\"run\":{},\"timeout_s\":{}}}\n", index, timeout_s))) {
     out.kind = Outcome::crashed;
     out.cause = pid_ > 0 ? "the worker stopped reading: " + reap() : "no worker";
     return out;
   }
-  const auto t0 = std::chrono::steady_clock::now();
+  // Running time of the point: not counted while this process or the worker is stopped.
+  RunningClock clock;
   double deadline = timeout_s;
+  auto kill_now = [&](Outcome::Kind kind, std::string cause) {
+    ::kill(pid_, SIGKILL);
+    reap();
+    out.kind = kind;
+    out.cause = std::move(cause);
+    return out;
+  };
   while (true) {
-    bool timed_out = false;
-    auto line = read_line(deadline - seconds_since(t0), &timed_out);
-    if (line && line->empty()) {  // a stop was forwarded: give the point grace_s to wind up
-      deadline = std::min(deadline, seconds_since(t0) + grace_s);
+    bool idle = false;
+    const auto line = read_line(100, &idle);
+    const double now = clock.seconds(/*count_gap=*/!process_stopped(pid_));
+    if (idle) {
+      if (interrupt_requested() && !forwarded_stop_) {
+        ::kill(pid_, SIGTERM);  // abandon the point between samples
+        forwarded_stop_ = true;
+        deadline = std::min(deadline, now + grace_s);
+      }
+      if (stop_now_requested()) return kill_now(Outcome::interrupted, "stopped at once");
+      if (now >= deadline)
+        return kill_now(forwarded_stop_ ? Outcome::interrupted : Outcome::timed_out,
+                        fmt::format("timed out after {:g} s", timeout_s));
       continue;
-    }
-    if (timed_out) {
-      ::kill(pid_, SIGKILL);
-      reap();
-      out.kind = forwarded_stop_ ? Outcome::interrupted : Outcome::timed_out;
-      out.cause = fmt::format("timed out after {:g} s", timeout_s);
-      return out;
     }
     if (!line) {
       // A worker that ends once a stop was forwarded was stopped, not crashed: a terminal's Ctrl-C
-      // reaches it as well as the forwarded SIGTERM, and a SIGINT after another signal exits at
-      // once with 130 (interrupt.hpp). Its point is left for --resume instead of recorded failed.
-      out.kind = forwarded_stop_ ? Outcome::interrupted : Outcome::crashed;
+      // reaches it as well as the forwarded SIGTERM. Its point is left for --resume.
       out.cause = reap();
+      out.kind = forwarded_stop_ ? Outcome::interrupted : Outcome::crashed;
+      if (last_exit_code_ == kWorkerOverranExit && !forwarded_stop_) {
+        out.kind = Outcome::timed_out;
+        out.cause = fmt::format("timed out after {:g} s (the worker stopped itself)", timeout_s);
+      }
       return out;
     }
     try {
@@ -221,6 +300,7 @@ WorkerProcess::Outcome WorkerProcess::run(std::size_t index, double timeout_s, d
       if (msg.contains("interrupted")) {
         reap();
         out.kind = Outcome::interrupted;
+        out.signal = msg["interrupted"].is_number_integer() ? msg["interrupted"].get<int>() : 0;
         return out;
       }
       out.kind = Outcome::finished;

@@ -128,6 +128,7 @@ class OpenBlas final : public CpuGemm<T> {
   OpenBlas(const Point& point, std::shared_ptr<const Problem> problem)
       : CpuGemm<T>(point, std::move(problem)), threads_(point.threads.value_or(1)) {
     start_openblas_pool_unpinned();
+    require_openblas_threads(threads_);
   }
   void run() override {
     openblas_set_num_threads(threads_);

@@ -17,20 +17,21 @@
 #include "runner/build_info.hpp"
 #include "runner/calibration.hpp"
 #include "runner/cli/commands.hpp"
+#include "runner/cli/process_setup.hpp"
 #include "runner/config.hpp"
 #include "runner/environment.hpp"
 #include "runner/errors.hpp"
 #include "runner/executor.hpp"
+#include "runner/exit_codes.hpp"
 #include "runner/gpu_info.hpp"
 #include "runner/interrupt.hpp"
 #include "runner/matrix.hpp"
+#include "runner/output_dir.hpp"
 #include "runner/registry.hpp"
 
 namespace runner::cli {
 
 namespace {
-
-constexpr int kExitUsage = 2;
 
 std::string version_text() {
   return fmt::format("runner {} (git {}, {}, CUDA {})", build_info::kVersion, build_info::kGitRevision,
@@ -38,15 +39,6 @@ std::string version_text() {
                      std::string(build_info::kCudaCompiler).find_first_not_of(' ') == std::string::npos
                          ? "off"
                          : fmt::format("{} for sm {}", build_info::kCudaCompiler, build_info::kCudaArchitectures));
-}
-
-// OpenMP reads OMP_PROC_BIND / OMP_PLACES once at start-up, so pinning by default means starting
-// again with them set. A user's own settings are kept as they are (and recorded in the manifest).
-void pin_openmp_threads_by_default(char** argv) {
-  if (std::getenv("OMP_PROC_BIND") || std::getenv("RUNNER_NO_PIN")) return;
-  setenv("OMP_PROC_BIND", "close", 1);
-  if (!std::getenv("OMP_PLACES")) setenv("OMP_PLACES", "cores", 1);
-  execv("/proc/self/exe", argv);  // returns only on failure: then run unpinned
 }
 
 struct ShardSpec {
@@ -83,10 +75,14 @@ int run_command(const RunArguments& args) {
     return 0;
   }
   RunOptions options;
-  options.out_dir = args.out.empty()
-                        ? std::filesystem::path("results") / spec.experiment /
-                              fmt::format("{}-{}", utc_now(true), environment().host)
-                        : std::filesystem::path(args.out);
+  if (args.out.empty()) {
+    if (args.resume)
+      throw UsageError("--resume needs --out DIR: the folder of the run to continue");
+    options.out_dir =
+        make_unique_run_dir(std::filesystem::path("results") / spec.experiment, environment().host);
+  } else {
+    options.out_dir = args.out;
+  }
   if (args.resume && !std::filesystem::exists(options.out_dir / (stem + ".jsonl")))
     spdlog::warn("--resume: {} holds no records yet; starting afresh", options.out_dir.string());
   options.stem = stem;
@@ -97,7 +93,6 @@ int run_command(const RunArguments& args) {
   options.calibration_dir =
       args.calibration_dir.empty() ? default_calibration_dir() : std::filesystem::path(args.calibration_dir);
   options.calibrate = !args.no_calibrate;
-  install_interrupt_handlers();
   spdlog::info("{}: {} points{} -> {}", spec.experiment, points.size(),
                shard_label.empty() ? "" : " in shard " + shard_label, options.out_dir.string());
   return run_experiment(spec, all_points, points, Registry::instance(), options);
@@ -206,16 +201,17 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);
-    return kExitUsage;
+    return exit_code::kUsage;
   }
 
   try {
     if (*run) {
-      pin_openmp_threads_by_default(argv);
+      if (!run_args.dry_run) prepare_process_environment(argv);
+      install_interrupt_handlers();
       return run_command(run_args);
     }
     if (*calibrate) {
-      pin_openmp_threads_by_default(argv);  // the CPU ceilings under the binding runs get
+      prepare_process_environment(argv);  // the CPU ceilings under the binding runs get
       return calibrate_command(calibrate_args);
     }
     if (*validate) return validate_command(validate_config);
@@ -224,15 +220,19 @@ int main(int argc, char** argv) {
     if (*compare) return exec_analysis("compare.py", compare_args);
     if (const int code = run_slurm_command(app); code >= 0) return code;
     fmt::print(stderr, "{}", app.help());
-    return kExitUsage;
+    return exit_code::kUsage;
   } catch (const ConfigError& e) {
     fmt::print(stderr, "{}\n", e.located());
-    return kExitUsage;
+    return exit_code::kUsage;
   } catch (const CLI::ValidationError& e) {
     fmt::print(stderr, "error: {}\n", e.what());
-    return kExitUsage;
-  } catch (const std::exception& e) {
+    return exit_code::kUsage;
+  } catch (const UsageError& e) {
     fmt::print(stderr, "error: {}\n", e.what());
-    return 1;
+    return exit_code::kUsage;
+  } catch (const std::exception& e) {
+    // Refused, and whatever else keeps the command from finishing: the environment, not a point.
+    fmt::print(stderr, "error: {}\n", e.what());
+    return exit_code::kRefused;
   }
 }

@@ -365,6 +365,38 @@ class CompareTest(unittest.TestCase):
                 ratio = dict(zip(res["point_id"], res["ratio"]))
                 self.assertAlmostEqual(ratio[df.loc[slow, "point_id"]] / jitter[slow], 2.0, places=3)
 
+    def test_point_ids_stay_text_in_pandas(self):
+        # A bare hex id that is all digits, or digits-e-digits, becomes a float64 in pandas (and
+        # a rounded number or 3.2E+101 in a spreadsheet); the "p" keeps every id text.
+        d = os.path.join(FIXTURES, "cpu_run")
+        frames = {"read_csv": pd.read_csv(os.path.join(d, "records.csv")),
+                  "read_json": pd.read_json(os.path.join(d, "records.jsonl"), lines=True)}
+        for how, df in frames.items():
+            with self.subTest(reader=how):
+                self.assertEqual(df["point_id"].dtype, object)
+                self.assertTrue(all(isinstance(v, str) and re.fullmatch(r"p[0-9a-f]{16}", v)
+                                    for v in df["point_id"]))
+
+    def test_runs_of_earlier_releases_compare_with_todays(self):
+        # Runs written before ids had their "p" still match today's point by point.
+        old = os.path.join(self.tmp, "old")
+        new = os.path.join(self.tmp, "new")
+        shutil.copytree(os.path.join(FIXTURES, "cpu_run"), old)
+        shutil.copytree(os.path.join(FIXTURES, "cpu_run"), new)
+        for name in ("records.csv", "records.jsonl", "manifest.json"):
+            path = os.path.join(old, name)
+            with open(path, encoding="utf-8", newline="") as fh:
+                text = fh.read()
+            with open(path, "w", encoding="utf-8", newline="") as fh:
+                fh.write(re.sub(r"\bp([0-9a-f]{16})\b", r"\1", text))
+        out = os.path.join(self.tmp, "cmp.csv")
+        proc = run_tool("compare", old, new, "--out", out, cwd=self.tmp)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        res = pd.read_csv(out)
+        ok = read_csv(new)
+        self.assertEqual(len(res), int((ok["status"] == "ok").sum()))
+        self.assertTrue((res["verdict"] == "same").all())
+
     def test_default_output_path(self):
         name = fixture_names()[0]
         a = os.path.join(self.tmp, "a")

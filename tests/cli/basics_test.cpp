@@ -129,7 +129,7 @@ sweeps:
   EXPECT_TRUE(std::filesystem::is_empty(dir / "cwd"));
   const auto lines = lines_of(r.out);
   ASSERT_EQ(lines.size(), 7u) << r.out;
-  const std::regex point(R"(([0-9a-f]{16})  (gemm/\S+ .*))");
+  const std::regex point(R"((p[0-9a-f]{16})  (gemm/\S+ .*))");
   std::set<std::string> ids;
   for (std::size_t i = 0; i < 6; ++i) {
     std::smatch m;
@@ -137,9 +137,9 @@ sweeps:
     ids.insert(m[1]);
   }
   EXPECT_EQ(ids.size(), 6u);
-  EXPECT_EQ(lines[0].substr(18), "gemm/omp_serial dtype=float size=8x8x8  (baseline)");
-  EXPECT_EQ(lines[1].substr(18), "gemm/omp_blocked dtype=float size=8x8x8 threads=1");
-  EXPECT_EQ(lines[3].substr(18), "gemm/omp_serial dtype=float size=16x16x16  (baseline)");
+  EXPECT_EQ(lines[0].substr(19), "gemm/omp_serial dtype=float size=8x8x8  (baseline)");
+  EXPECT_EQ(lines[1].substr(19), "gemm/omp_blocked dtype=float size=8x8x8 threads=1");
+  EXPECT_EQ(lines[3].substr(19), "gemm/omp_serial dtype=float size=16x16x16  (baseline)");
   EXPECT_EQ(lines[6], "6 points");
 }
 

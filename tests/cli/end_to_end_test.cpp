@@ -65,7 +65,8 @@ std::vector<std::string> dry_run_ids(const std::filesystem::path& config) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   std::vector<std::string> ids;
   for (const auto& line : lines_of(r.out))
-    if (line.size() > 18 && line[16] == ' ' && line[17] == ' ') ids.push_back(line.substr(0, 16));
+    if (line.size() > 19 && line[0] == 'p' && line[17] == ' ' && line[18] == ' ')
+      ids.push_back(line.substr(0, 17));
   return ids;
 }
 

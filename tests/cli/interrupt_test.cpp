@@ -38,7 +38,7 @@ std::set<std::string> dry_run_ids(const std::filesystem::path& config) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   std::set<std::string> ids;
   for (const auto& line : lines_of(r.out))
-    if (line.size() > 18 && line[16] == ' ') ids.insert(line.substr(0, 16));
+    if (line.size() > 19 && line[0] == 'p' && line[17] == ' ') ids.insert(line.substr(0, 17));
   return ids;
 }
 

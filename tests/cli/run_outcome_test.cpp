@@ -101,7 +101,8 @@ sweeps:
   ASSERT_EQ(csv.rows.size(), 2u);
   EXPECT_EQ(csv.at(0, "m"), "1000000");
   EXPECT_EQ(csv.at(0, "status"), "skipped");
-  EXPECT_TRUE(csv.at(0, "message").starts_with("needs about 33527.6 GiB of host memory, "))
+  EXPECT_TRUE(
+      csv.at(0, "message").starts_with("out of memory: needs about 36000.0 GB of host memory, "))
       << csv.at(0, "message");
   EXPECT_EQ(csv.at(0, "time_ms_median"), "");
   EXPECT_EQ(csv.at(1, "status"), "ok");

@@ -303,9 +303,15 @@ TEST(Expand, PointIdsAreStableAndUnique) {
   p.dtype = Dtype::f32;
   p.threads = 2;
   EXPECT_EQ(p.key(), "gemm/omp_blocked dtype=float size=64x64x64 threads=2");
-  // FNV-1a 64 of the key. If this changes, every results directory's point ids change with it and
-  // --resume stops recognising finished points: change it only on purpose.
-  EXPECT_EQ(p.id(), "1348c7eab054c578");
+  // "p" and the FNV-1a 64 of the key. If this changes, every results directory's point ids change
+  // with it and --resume stops recognising finished points: change it only on purpose.
+  EXPECT_EQ(p.id(), "p1348c7eab054c578");
+  // Ids of earlier releases (no letter) are read as today's; anything else is left alone.
+  EXPECT_EQ(normalize_point_id("1348c7eab054c578"), "p1348c7eab054c578");
+  EXPECT_EQ(normalize_point_id("p1348c7eab054c578"), "p1348c7eab054c578");
+  EXPECT_EQ(normalize_point_id("1348C7EAB054C578"), "1348C7EAB054C578");
+  EXPECT_EQ(normalize_point_id("1348c7eab054c57"), "1348c7eab054c57");
+  EXPECT_EQ(normalize_point_id(""), "");
   EXPECT_EQ(p.problem_key(), "gemm dtype=float size=64x64x64");
   // Published FNV-1a 64 test vectors: anyone can recompute an id from its key.
   EXPECT_EQ(fnv1a64(""), 0xcbf29ce484222325ull);
@@ -320,7 +326,8 @@ sweeps:
 )");
   std::set<std::string> ids;
   for (const auto& q : points) {
-    EXPECT_EQ(q.id().size(), 16u);
+    EXPECT_EQ(q.id().size(), 17u);
+    EXPECT_EQ(q.id()[0], 'p');  // never read as a number by a spreadsheet or pandas
     ids.insert(q.id());
   }
   EXPECT_EQ(ids.size(), points.size());

@@ -1,8 +1,12 @@
 // write_file_atomically, read_jsonl and RecordFiles: what a crash can and cannot leave on disk.
+#include <sys/resource.h>
 #include <unistd.h>
+
+#include <csignal>
 
 #include <gtest/gtest.h>
 
+#include "runner/errors.hpp"
 #include "runner/results_files.hpp"
 #include "tests/unit/temp_dir.hpp"
 
@@ -91,17 +95,32 @@ TEST(ReadJsonl, ACompleteLastLineWithoutNewlineIsStillDropped) {
   EXPECT_EQ(warnings.size(), 1u);
 }
 
-TEST(ReadJsonl, ACorruptMiddleLineIsAnError) {
+TEST(ReadJsonl, UnreadableLinesAreLeftOutWithAWarningAndTheirText) {
+  // A damaged line costs itself, not the records around it (nor, in collect, its whole shard).
   TempDir dir;
   const auto file = dir / "records.jsonl";
-  write_file(file, "{\"a\":1}\n{\"a\":\n{\"a\":3}\n");
-  try {
-    read_jsonl(file, nullptr);
-    FAIL() << "no exception";
-  } catch (const std::runtime_error& e) {
-    EXPECT_TRUE(std::string(e.what()).starts_with(file.string() + ":2: not a JSON record: "))
-        << e.what();
-  }
+  write_file(file, "{\"a\":1}\n{\"a\":\n[1,2]\n{\"a\":3}\r\n\x01\x02\n{\"a\":4}\n");
+  const JsonlContent content = read_records(file);
+  ASSERT_EQ(content.records.size(), 3u);
+  EXPECT_EQ(content.records[1]["a"], 3);  // a CRLF line end is read like LF
+  ASSERT_EQ(content.warnings.size(), 3u);
+  EXPECT_TRUE(
+      content.warnings[0].starts_with(file.string() + ":2: dropped an unreadable line: not JSON"))
+      << content.warnings[0];
+  EXPECT_TRUE(content.warnings[1].starts_with(file.string() +
+                                              ":3: dropped an unreadable line: not a JSON object"))
+      << content.warnings[1];
+  EXPECT_EQ(content.dropped_lines, (std::vector<std::string>{"{\"a\":", "[1,2]", "\x01\x02"}));
+}
+
+TEST(ReadJsonl, IdsOfEarlierReleasesAreReadAsTodays) {
+  TempDir dir;
+  const auto file = dir / "records.jsonl";
+  write_file(file, "{\"point_id\":\"5771271885670859\"}\n{\"point_id\":\"p0123456789abcdef\"}\n");
+  const auto records = read_jsonl(file, nullptr);
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0]["point_id"], "p5771271885670859");
+  EXPECT_EQ(records[1]["point_id"], "p0123456789abcdef");
 }
 
 TEST(ReadJsonl, AMissingFileHasNoRecords) {
@@ -146,6 +165,58 @@ TEST(RecordFiles, StartWithReplacesWhatWasThere) {
   EXPECT_EQ(back[1]["point_id"], "p2");
   EXPECT_EQ(back[2]["point_id"], "p5");
   EXPECT_EQ(read_file(dir / "records.csv"), to_csv(back));
+}
+
+Record with_status(int i, const char* status) {
+  Record r = numbered(i);
+  r["status"] = status;
+  return r;
+}
+
+TEST(RecordFiles, ALaterRecordOfAPointSupersedesTheEarlierOne) {
+  // A resume runs a failed point again: its new record replaces the old one in the CSV at once,
+  // and in the JSONL when the run ends (compact); until then both lines are there, the later last.
+  TempDir dir;
+  RecordFiles files(dir.path(), "records");
+  files.append(with_status(1, "failed"));
+  files.append(with_status(2, "ok"));
+  files.append(with_status(1, "ok"));
+  ASSERT_EQ(files.records().size(), 2u);
+  EXPECT_EQ(files.records()[0], with_status(1, "ok"));
+  EXPECT_EQ(read_file(dir / "records.csv"), to_csv({with_status(1, "ok"), with_status(2, "ok")}));
+  EXPECT_EQ(read_jsonl(dir / "records.jsonl", nullptr).size(), 3u);
+  files.compact();
+  EXPECT_EQ(read_file(dir / "records.jsonl"),
+            with_status(1, "ok").dump() + "\n" + with_status(2, "ok").dump() + "\n");
+  files.append(with_status(3, "ok"));  // still appends to the compacted file
+  EXPECT_EQ(read_jsonl(dir / "records.jsonl", nullptr).size(), 3u);
+}
+
+TEST(RecordFiles, AWriteThatFailsHalfWayLeavesTheFileAsItWas) {
+  // A full disk (here: a file size limit, which fails a write the same way) must not end the
+  // JSONL in half a record: the part written is taken back, and the error names the file.
+  TempDir dir;
+  RecordFiles files(dir.path(), "records");
+  files.append(numbered(1));
+  const std::string before = read_file(dir / "records.jsonl");
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit old_limit{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old_limit), 0);
+  rlimit small = old_limit;
+  small.rlim_cur = before.size() + 10;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+  try {
+    files.append(numbered(2));
+    ADD_FAILURE() << "the append did not fail";
+  } catch (const Refused& e) {
+    EXPECT_NE(std::string(e.what()).find("records.jsonl: cannot append a record: File too large"),
+              std::string::npos)
+        << e.what();
+  }
+  ::setrlimit(RLIMIT_FSIZE, &old_limit);
+  std::signal(SIGXFSZ, old_handler);
+  EXPECT_EQ(read_file(dir / "records.jsonl"), before);
+  EXPECT_EQ(files.records().size(), 1u);
 }
 
 TEST(RecordFiles, ShardStemsMakeTheirFolder) {

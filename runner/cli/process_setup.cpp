@@ -1,0 +1,86 @@
+#include "runner/cli/process_setup.hpp"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <sstream>
+#include <string>
+
+#include <spdlog/spdlog.h>
+
+#include "runner/host_memory.hpp"
+
+namespace runner::cli {
+
+namespace {
+
+// The same bound as a config's `threads` axis.
+constexpr long kMaxThreads = 4096;
+
+int cores_of_this_process() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+  const long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? static_cast<int>(n) : 1;
+}
+
+// OMP_NUM_THREADS is a comma-separated list of positive counts (one per nesting level).
+bool sane_thread_list(const std::string& text) {
+  if (text.empty()) return false;
+  std::istringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    const auto first = item.find_first_not_of(' '), last = item.find_last_not_of(' ');
+    if (first == std::string::npos) return false;
+    item = item.substr(first, last - first + 1);
+    if (item.empty() || item.size() > 6 ||
+        item.find_first_not_of("0123456789") != std::string::npos)
+      return false;
+    const long n = std::stol(item);
+    if (n < 1 || n > kMaxThreads) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void prepare_process_environment(char** argv) {
+  bool changed = false;
+  auto set = [&](const char* name, const std::string& value) {
+    setenv(name, value.c_str(), 1);
+    changed = true;
+  };
+  const int cores = cores_of_this_process();
+
+  if (const char* omp = std::getenv("OMP_NUM_THREADS"); omp && !sane_thread_list(omp)) {
+    spdlog::warn(
+        "OMP_NUM_THREADS={} is not a thread count from 1 to {}: using {} (the cores of "
+        "this process) instead",
+        omp, kMaxThreads, cores);
+    set("OMP_NUM_THREADS", std::to_string(cores));
+  }
+
+  if (address_space_headroom()) {
+    const char* given = std::getenv("OPENBLAS_NUM_THREADS");
+    const long wanted = given && sane_thread_list(given) ? std::stol(given) : cores;
+    const int fit = openblas_threads_that_fit(static_cast<int>(wanted));
+    if (fit < wanted) {
+      spdlog::warn(
+          "ulimit -v leaves room for the buffers of {} OpenBLAS thread{} (of {}): "
+          "OPENBLAS_NUM_THREADS={}{}",
+          fit, fit == 1 ? "" : "s", wanted, std::max(fit, 1),
+          fit < 1 ? "; points that call BLAS will be skipped as out of memory" : "");
+      set("OPENBLAS_NUM_THREADS", std::to_string(std::max(fit, 1)));
+    }
+  }
+
+  if (!std::getenv("OMP_PROC_BIND") && !std::getenv("RUNNER_NO_PIN")) {
+    set("OMP_PROC_BIND", "close");
+    if (!std::getenv("OMP_PLACES")) set("OMP_PLACES", "cores");
+  }
+  if (changed) execv("/proc/self/exe", argv);  // returns only on failure: then go on as we are
+}
+
+}  // namespace runner::cli

@@ -1,0 +1,128 @@
+#include "runner/resume.hpp"
+
+#include <fstream>
+#include <map>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "runner/build_info.hpp"
+#include "runner/errors.hpp"
+
+namespace runner {
+
+nlohmann::ordered_json RunIdentity::to_json() const {
+  return {{"config", config}, {"build", build}, {"device", device}};
+}
+
+std::string RunIdentity::fingerprint() const {
+  // Hashed as releases before the identity had parts did, so that their manifests still compare.
+  return fmt::format("{:016x}", fnv1a64(config_text + "\n" + build + "\n" + device));
+}
+
+RunIdentity identity_of(const std::string& config_text) {
+  RunIdentity id;
+  id.config_text = config_text;
+  id.config = fmt::format("{:016x}", fnv1a64(config_text));
+  id.build = build_info::kGitRevision;
+  return id;
+}
+
+namespace {
+
+std::string mix_hint(bool fixable) {
+  return fixable ? "; use a new --out, or add --force-mix to resume anyway (the records then mix "
+                   "two setups: compare them with care)"
+                 : "";
+}
+
+}  // namespace
+
+void check_resume_compatible(const std::filesystem::path& manifest_file, const RunIdentity& here,
+                             bool records_exist, bool force_mix) {
+  nlohmann::json doc;
+  std::string unreadable;
+  {
+    std::ifstream in(manifest_file);
+    if (!in) {
+      unreadable = "it is missing";
+    } else {
+      try {
+        doc = nlohmann::json::parse(in);
+        if (!doc.is_object()) unreadable = "it is not a JSON object";
+      } catch (const nlohmann::json::exception& e) {
+        unreadable = fmt::format("it cannot be read ({})", e.what());
+      }
+    }
+  }
+  const std::string dir = manifest_file.parent_path().string();
+  if (!unreadable.empty()) {
+    if (!records_exist) return;  // nothing to protect: a run that died before its first record
+    if (force_mix) return;
+    throw Refused(fmt::format(
+        "--resume: {}: {}, so nothing says which config, build and device made the records in "
+        "{}{}",
+        manifest_file.string(), unreadable, dir, mix_hint(true)));
+  }
+  if (doc.contains("slurm") && !doc.contains("fingerprint") && !doc.contains("identity"))
+    throw Refused(
+        fmt::format("--resume: {} was made by `runner submit`: resume it with `runner "
+                    "submit --resume {}`",
+                    dir, dir));
+  if (force_mix) return;
+  if (doc.contains("identity") && doc["identity"].is_object()) {
+    const auto& there = doc["identity"];
+    std::vector<std::string> differ;
+    if (there.value("config", "") != here.config)
+      differ.push_back(fmt::format("the config text differs from {} (config_text in the manifest)",
+                                   doc.value("config_file", "the one it ran")));
+    if (there.value("build", "") != here.build)
+      differ.push_back(fmt::format("the runner is revision {}, the records were made by {}",
+                                   here.build, there.value("build", "?")));
+    if (!here.device.empty() && there.value("device", "") != here.device)
+      differ.push_back(fmt::format("the device is {}, the records were measured on {}", here.device,
+                                   there.value("device", "?")));
+    if (!differ.empty())
+      throw Refused(fmt::format("--resume: refusing to mix results in {}: {}{}", dir,
+                                fmt::join(differ, "; "), mix_hint(true)));
+    return;
+  }
+  // A manifest of an earlier release: one hash of config, build and device.
+  if (here.device.empty()) return;  // compared once the device is known
+  const std::string there = doc.value("fingerprint", "");
+  if (there != here.fingerprint())
+    throw Refused(
+        fmt::format("--resume: {} was written by another config, build or device "
+                    "(fingerprint {} here, {} there): refusing to mix results{}",
+                    dir, here.fingerprint(), there.empty() ? "none" : there, mix_hint(true)));
+}
+
+KeptRecords keep_for_resume(std::vector<Record> on_disk, const std::vector<Point>& points) {
+  std::set<std::string> planned;
+  for (const auto& p : points) planned.insert(p.id());
+  KeptRecords kept;
+  std::map<std::string, std::size_t> slot;  // point id → index in kept.records
+  for (auto& r : on_disk) {
+    const std::string id = r.value("point_id", "");
+    if (!planned.count(id)) {
+      ++kept.foreign;
+      continue;
+    }
+    const auto it = slot.find(id);
+    if (it == slot.end()) {
+      slot[id] = kept.records.size();
+      kept.records.push_back(std::move(r));
+      continue;
+    }
+    ++kept.duplicates;
+    // The latest ok record wins; a record that is not ok never replaces an ok one.
+    Record& current = kept.records[it->second];
+    if (r.value("status", "") == "ok" || current.value("status", "") != "ok")
+      current = std::move(r);
+  }
+  for (const auto& r : kept.records)
+    if (r.value("status", "") == "ok") kept.done.insert(r.value("point_id", ""));
+  return kept;
+}
+
+}  // namespace runner

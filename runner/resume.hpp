@@ -1,0 +1,49 @@
+#pragma once
+#include <filesystem>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "runner/point.hpp"
+#include "runner/record.hpp"
+
+namespace runner {
+
+// What must match for the records in a folder to be resumed: the config text, the build of the
+// runner and the device measured. Stored in the manifest; compared part by part, so that a
+// refusal says which one changed.
+struct RunIdentity {
+  std::string config_text;  // as read (not stored: the manifest has it under config_text)
+  std::string config;       // hash of the config text
+  std::string build;        // git revision of the runner
+  std::string device;       // GPU name, or CPU model without a GPU; empty until a worker said hello
+
+  nlohmann::ordered_json to_json() const;
+  // The single hash of earlier releases' manifests ("fingerprint").
+  std::string fingerprint() const;
+};
+
+// The identity of this run before a worker has reported the device.
+RunIdentity identity_of(const std::string& config_text);
+
+// Checks the manifest of a folder against this run before anything is rewritten; throws Refused
+// (exit 3) when there is no readable manifest but there are records, when the folder was made by
+// `runner submit` (resumed with `runner submit --resume`), or when the config, the build or (if
+// `here.device` is set) the device differs. `force_mix` accepts all of that but a missing device.
+void check_resume_compatible(const std::filesystem::path& manifest_file, const RunIdentity& here,
+                             bool records_exist, bool force_mix);
+
+// What a resume keeps of the records already written: one record per point of this run (its
+// latest ok one, else its latest), every status kept, in file order. Records of points that are
+// not in this run and repeated records of one point are dropped and counted.
+struct KeptRecords {
+  std::vector<Record> records;
+  std::set<std::string> done;  // ids whose kept record is ok: not run again
+  std::size_t duplicates = 0, foreign = 0;
+};
+KeptRecords keep_for_resume(std::vector<Record> on_disk, const std::vector<Point>& points);
+
+}  // namespace runner
