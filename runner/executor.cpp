@@ -216,11 +216,17 @@ std::string device_of(const nlohmann::json& env) {
   return env.value("cpu_model", "");
 }
 
-// The command that continues this run, ready to paste into a shell.
+// The command that continues this run, ready to paste into a shell. A shard of a submitted run
+// is continued by resubmitting the run (Slurm runs the shard again, with --resume).
 std::string resume_command(const ExperimentSpec& spec, const RunOptions& options) {
   std::string cmd = fmt::format("runner {} --out {} --resume", shell_quote(spec.file.string()),
                                 shell_quote(options.out_dir.string()));
-  if (!options.shard_label.empty()) cmd += " --shard " + options.shard_label;
+  if (options.shard_label.empty()) return cmd;
+  cmd += " --shard " + options.shard_label;
+  std::error_code ec;
+  if (std::filesystem::exists(options.out_dir / "slurm", ec))
+    return fmt::format("runner submit --resume {} (the submitted run), or on this node: {}",
+                       shell_quote(options.out_dir.string()), cmd);
   return cmd;
 }
 
@@ -277,7 +283,9 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
                     options.stem == "records" ? "manifest.json" : options.stem + ".manifest.json");
   const std::filesystem::path jsonl = options.out_dir / (options.stem + ".jsonl");
   std::error_code ec;
-  const bool records_exist = std::filesystem::exists(jsonl, ec);
+  // An empty records file holds nothing to protect (a run stopped before its first record).
+  const bool records_exist =
+      std::filesystem::exists(jsonl, ec) && std::filesystem::file_size(jsonl, ec) > 0;
   RunIdentity identity = identity_of(spec.text);
   if (claim.had_results)
     check_resume_compatible(manifest.path(), identity, records_exist, options.force_mix);
@@ -332,9 +340,20 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
     kept = k.records;
     done = k.done;
   }
-  RecordFiles files(options.out_dir, options.stem);
-  files.start_with(kept);
-  manifest.write("running", files.records());
+  // The manifest first: a folder with records always has one (a resume trusts nothing else).
+  std::unique_ptr<RecordFiles> files_owner;
+  try {
+    manifest.write("running", kept);
+    files_owner = std::make_unique<RecordFiles>(options.out_dir, options.stem);
+    files_owner->start_with(kept);
+  } catch (const Refused& e) {
+    print_quietly([&] {
+      fmt::print(stderr, "error: {}\nNothing was run. Make room, then start again with: {}\n",
+                 e.what(), resume_command(spec, options));
+    });
+    return exit_code::kRefused;
+  }
+  RecordFiles& files = *files_owner;
 
   RelativeMetrics relative(registry);
   for (const auto& r : kept) relative.observe(r);

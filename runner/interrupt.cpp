@@ -34,6 +34,9 @@ void install_interrupt_handlers() {
   // Writing to a worker that just died, or to a terminal that hung up, must fail with an error
   // the code handles (EPIPE, EIO), not end the run.
   std::signal(SIGPIPE, SIG_IGN);
+  // A file-size limit (ulimit -f) must fail the write (EFBIG, handled like a full disk), not kill
+  // the runner in the middle of one.
+  std::signal(SIGXFSZ, SIG_IGN);
 }
 
 bool interrupt_requested() { return g_signal.load() != 0; }

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 
@@ -75,6 +76,9 @@ void write_file_atomically(const std::filesystem::path& file, std::string_view c
 
 JsonlContent read_records(const std::filesystem::path& file) {
   JsonlContent out;
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec))
+    throw Refused(fmt::format("{}: is a folder, not a records file", file.string()));
   std::ifstream in(file, std::ios::binary);
   if (!in) return out;
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -93,15 +97,25 @@ JsonlContent read_records(const std::filesystem::path& file) {
     }
     std::string_view line(text.data() + pos, end - pos);
     pos = end + 1;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);  // a file edited on Windows
-    if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
+    // CR of a file edited on Windows; NUL bytes of blocks a crash left zero-filled.
+    const auto first = line.find_first_not_of(std::string_view(" \t\r\0", 4));
+    if (first == std::string_view::npos) continue;
+    line = line.substr(first, line.find_last_not_of(std::string_view(" \t\r\0", 4)) - first + 1);
     std::string why;
     try {
       Record r = Record::parse(line);
       if (!r.is_object()) {
         why = "not a JSON object";
+      } else if (const auto bad = std::find_if(
+                     r.items().begin(), r.items().end(),
+                     [](const auto& item) {
+                       return (item.key() == "point_id" || item.key() == "status") &&
+                              !item.value().is_string();
+                     });
+                 bad != r.items().end()) {
+        why = fmt::format("its {} is not text", bad.key());
       } else {
-        if (const auto it = r.find("point_id"); it != r.end() && it->is_string())
+        if (const auto it = r.find("point_id"); it != r.end())
           *it = normalize_point_id(it->get<std::string>());
         out.records.push_back(std::move(r));
         continue;

@@ -12,6 +12,8 @@ packages=(
   python3-pandas python3-matplotlib python3-jsonschema python3-yaml
   slurm-wlm munge
   clang
+  # The hostile suite opens records.csv in a real spreadsheet (headless LibreOffice Calc).
+  libreoffice-calc-nogui
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -3,6 +3,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <sstream>
 #include <string>
@@ -66,7 +67,7 @@ void prepare_process_environment(char** argv) {
     const char* given = std::getenv("OPENBLAS_NUM_THREADS");
     const long wanted = given && sane_thread_list(given) ? std::stol(given) : cores;
     const int fit = openblas_threads_that_fit(static_cast<int>(wanted));
-    if (fit < wanted) {
+    if (std::max(fit, 1) < wanted) {
       spdlog::warn(
           "ulimit -v leaves room for the buffers of {} OpenBLAS thread{} (of {}): "
           "OPENBLAS_NUM_THREADS={}{}",
@@ -80,7 +81,11 @@ void prepare_process_environment(char** argv) {
     set("OMP_PROC_BIND", "close");
     if (!std::getenv("OMP_PLACES")) set("OMP_PLACES", "cores");
   }
-  if (changed) execv("/proc/self/exe", argv);  // returns only on failure: then go on as we are
+  // Once only: the second start must not start a third, whatever it finds.
+  if (changed && !std::getenv("RUNNER_ENVIRONMENT_PREPARED")) {
+    setenv("RUNNER_ENVIRONMENT_PREPARED", "1", 1);
+    execv("/proc/self/exe", argv);  // returns only on failure: then go on as we are
+  }
 }
 
 }  // namespace runner::cli
