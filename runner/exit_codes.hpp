@@ -12,7 +12,9 @@ inline constexpr int kUsage = 2;        // a usage or config error (FILE:LINE:CO
 inline constexpr int kRefused = 3;      // refused, or the environment failed: the output folder is
                                         // locked by another runner, cannot be created or written,
                                         // the disk is full; --resume found another config, build
-                                        // or device; no worker process could start
+                                        // or device; no worker process could start; `collect`:
+                                        // shards of different configs or builds; `submit
+                                        // --resume`: an edited OUT/config.yaml
 inline constexpr int kIncomplete = 4;   // `collect`: planned points have no record yet (pending,
                                         // killed, cancelled): `runner submit --resume` them
 // 128 + N: stopped by signal N (129 SIGHUP, 130 SIGINT, 131 SIGQUIT, 143 SIGTERM). The records

@@ -8,6 +8,7 @@
 
 #include "runner/build_info.hpp"
 #include "runner/errors.hpp"
+#include "runner/output_dir.hpp"
 
 namespace runner {
 
@@ -64,11 +65,13 @@ void check_resume_compatible(const std::filesystem::path& manifest_file, const R
         "{}{}",
         manifest_file.string(), unreadable, dir, mix_hint(true)));
   }
-  if (doc.contains("slurm") && !doc.contains("fingerprint") && !doc.contains("identity"))
+  // Whether collected or not: `collect` copies a shard's fingerprint into the run's manifest, and
+  // a local resume would replace its plan and submissions with a local run's manifest.
+  if (doc.contains("slurm"))
     throw Refused(
         fmt::format("--resume: {} was made by `runner submit`: resume it with `runner "
                     "submit --resume {}`",
-                    dir, dir));
+                    dir, shell_quote(dir)));
   if (force_mix) return;
   if (doc.contains("identity") && doc["identity"].is_object()) {
     const auto& there = doc["identity"];

@@ -83,7 +83,9 @@ int run_command(const RunArguments& args) {
   } else {
     options.out_dir = args.out;
   }
-  if (args.resume && !std::filesystem::exists(options.out_dir / (stem + ".jsonl")))
+  // A shard of a submitted run always gets --resume (jobs/shard.sbatch: a requeued shard must
+  // keep its records), so a shard without files yet is the normal first start, not news.
+  if (args.resume && shard_label.empty() && !std::filesystem::exists(options.out_dir / (stem + ".jsonl")))
     spdlog::warn("--resume: {} holds no records yet; starting afresh", options.out_dir.string());
   options.stem = stem;
   options.shard_label = shard_label;

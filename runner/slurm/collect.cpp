@@ -8,12 +8,16 @@
 #include <spdlog/spdlog.h>
 
 #include "runner/environment.hpp"
+#include "runner/errors.hpp"
+#include "runner/output_dir.hpp"
 #include "runner/registry.hpp"
 #include "runner/relative_metrics.hpp"
 #include "runner/results_files.hpp"
+#include "runner/slurm/array_indices.hpp"
 #include "runner/slurm/run_lock.hpp"
 #include "runner/slurm/shard_exit.hpp"
 #include "runner/slurm/shard_results.hpp"
+#include "runner/slurm/shard_state.hpp"
 #include "runner/slurm/slurm_run.hpp"
 #include "runner/summary.hpp"
 
@@ -23,37 +27,35 @@ namespace {
 
 constexpr std::size_t kListedPerShard = 10;
 
-// Why a shard's points are missing, from what it left behind (no Slurm query: collect must work
-// on a copy of the directory, too).
-std::string missing_reason(const SlurmRun& run, const ShardTally& tally,
-                           const std::optional<ShardElement>& element) {
-  if (!element) return "never submitted";
-  if (element->array_job_id.empty()) return "submission did not complete";
-  if (const auto e = read_shard_exit(run.dir(), element->tag())) {
-    if (e->exit_code == 143 || e->drained)
-      return "drained after SIGTERM (time limit or scancel; exit 143)";
-    return fmt::format("ended with exit {}", e->exit_code);
-  }
-  if (tally.state == "running" || tally.recorded() > 0)
-    return "running, or killed (time limit, scancel, node, memory)";
-  return "not started, or cancelled before it started";
-}
-
-std::string device_of(const nlohmann::json& environment) {
-  if (!environment.is_object()) return "";
-  const auto gpu = environment.value("gpu", nlohmann::json());
-  if (gpu.is_object() && gpu.value("present", false)) return gpu.value("name", "");
-  if (gpu.is_string() && !gpu.get<std::string>().empty()) return gpu.get<std::string>();
-  return environment.value("cpu_model", "");
+// What made each shard's records, compared before anything is merged. Shards without records
+// mix nothing and are left out.
+IdentityCheck check_shards(const SlurmRun& run, const ShardResults& results, bool force_mix) {
+  std::map<int, ShardIdentity> identities;
+  for (const auto& t : results.shards)
+    if (t.identity && t.recorded() > 0) identities[t.shard] = *t.identity;
+  IdentityCheck check = check_identities(identities, run.document().value("config_text", ""));
+  if (!check.mixed()) return check;
+  const std::string dir = shell_quote(run.dir().string());
+  if (!force_mix)
+    throw Refused(fmt::format(
+        "refusing to merge the shards of {}: they ran different configs or builds ({}), so "
+        "their records are not one result set. Move the files of the odd shards "
+        "(shards/<i>.jsonl, .csv, .manifest.json) aside and run them again with `runner submit "
+        "--resume {}`, or merge anyway with `runner collect --force-mix {}` (the manifest then "
+        "lists every config and build under \"identities\")",
+        run.dir().string(), check.describe(), dir, dir));
+  return check;
 }
 
 }  // namespace
 
-int collect_run(const std::filesystem::path& dir) {
+int collect_run(const std::filesystem::path& dir, bool force_mix) {
   RunLock lock(dir);
   SlurmRun run = SlurmRun::load(dir);
   ShardResults results = ShardResults::read(run);
   for (const auto& w : results.warnings) spdlog::warn("{}", w);
+  // Before anything is written: a refusal leaves the directory as it was.
+  const IdentityCheck identities = check_shards(run, results, force_mix);
 
   // Speedup and friends compare a point with its problem's baseline, which may have run in
   // another shard: recompute them over the whole set.
@@ -83,7 +85,6 @@ int collect_run(const std::filesystem::path& dir) {
         doc["environment"] = t.environment;
       if (!doc.contains("fingerprint") || doc["fingerprint"].is_null())
         doc["fingerprint"] = t.fingerprint;
-      if (const auto d = device_of(t.environment); !d.empty()) devices.insert(d);
       const std::string node = t.environment.value("slurm_node", t.environment.value("host", ""));
       if (!node.empty()) nodes.insert(node);
     }
@@ -96,11 +97,17 @@ int collect_run(const std::filesystem::path& dir) {
                           {"skipped", t.skipped},
                           {"invalid", t.invalid},
                           {"missing", t.missing}});
+    if (t.identity) shard_list.back()["identity"] = t.identity->to_json();
   }
+  for (const auto& [device, shards] : identities.devices) devices.insert(device);
   doc["slurm"]["collected"] = utc_now();
   doc["slurm"]["shards"] = shard_list;
   doc["slurm"]["nodes"] = nodes;
   doc["devices"] = devices;
+  // Every config, build and device the merged records come from, with their shards: one entry
+  // when the shards agree, several after `collect --force-mix`.
+  doc["identities"] = identities.to_json();
+  doc["mixed"] = identities.mixed();
   nlohmann::ordered_json missing = nlohmann::ordered_json::array();
   for (const PlannedPoint* p : results.missing)
     missing.push_back({{"point_id", p->point_id}, {"key", p->key}, {"shard", p->shard}});
@@ -108,11 +115,21 @@ int collect_run(const std::filesystem::path& dir) {
   run.save();
 
   print_summary(results.records, run.points().size(), stdout);
-  if (devices.size() > 1)
+  if (identities.mixed())
     fmt::print(
-        "\nwarning: shards ran on different devices ({}): compare their figures with care; "
-        "pin the hardware with --constraint\n",
-        fmt::join(devices, ", "));
+        "\nwarning: --force-mix: merged shards of different configs or builds: {}. Their "
+        "records are not one result set; compare their figures with care (the manifest lists "
+        "them under \"identities\")\n",
+        identities.describe());
+  if (identities.devices.size() > 1) {
+    std::vector<std::string> which;
+    for (const auto& [device, shards] : identities.devices)
+      which.push_back(fmt::format("{} (shards {})", device, format_index_list(shards)));
+    fmt::print(
+        "\nwarning: shards ran on different devices: {}. Compare their figures with care; pin "
+        "the hardware with --constraint (the manifest lists them under \"identities\")\n",
+        fmt::join(which, ", "));
+  }
 
   std::map<int, std::vector<const PlannedPoint*>> missing_by_shard;
   for (const PlannedPoint* p : results.missing) missing_by_shard[p->shard].push_back(p);
@@ -121,7 +138,8 @@ int collect_run(const std::filesystem::path& dir) {
     const auto element = run.latest_element(shard);
     fmt::print("\nshard {} (job {}): {} of {} points missing: {}\n", shard,
                element ? element->tag() : "-", points.size(), tally.planned,
-               missing_reason(run, tally, element));
+               missing_reason(tally, element,
+                              element ? read_shard_exit(run.dir(), element->tag()) : std::nullopt));
     for (std::size_t i = 0; i < points.size() && i < kListedPerShard; ++i)
       fmt::print("  {}  {}\n", points[i]->point_id, points[i]->key);
     if (points.size() > kListedPerShard)
@@ -142,7 +160,7 @@ int collect_run(const std::filesystem::path& dir) {
                    ? ""
                    : fmt::format("{} points failed (shards {}). ", results.failed.size(),
                                  fmt::join(failed_shards, ",")),
-               dir.string());
+               shell_quote(dir.string()));
   if (!complete) return kCollectPointsMissing;
   return results.failed.empty() ? kCollectComplete : kCollectPointsFailed;
 }

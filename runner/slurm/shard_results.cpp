@@ -65,6 +65,7 @@ ShardResults ShardResults::read(const SlurmRun& run) {
         tally.state = doc.value("state", "");
         tally.environment = doc.value("environment", nlohmann::json());
         tally.fingerprint = doc.value("fingerprint", "");
+        tally.identity = shard_identity(doc);
       } catch (const nlohmann::json::exception& e) {
         result.warnings.push_back(fmt::format("shards/{}.manifest.json: {}", s, e.what()));
       }

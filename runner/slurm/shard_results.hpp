@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runner/record.hpp"
+#include "runner/slurm/shard_identity.hpp"
 #include "runner/slurm/slurm_run.hpp"
 
 namespace runner::slurm {
@@ -19,6 +20,7 @@ struct ShardTally {
   std::string state;  // the shard manifest's state: running, complete, interrupted; "" if none
   nlohmann::json environment;  // the shard manifest's environment (host, cpu, gpu, Slurm ids)
   std::string fingerprint;
+  std::optional<ShardIdentity> identity;  // config, build and device that made its records
 
   int recorded() const { return ok + failed + skipped + invalid; }
   // Needs another run: a point without a record, or one that failed (skipped and invalid points

@@ -38,12 +38,18 @@ JobState state_of(const ScontrolRecord& r) {
     const auto it = r.find(key);
     return it == r.end() || it->second == "(null)" ? std::string() : it->second;
   };
+  int restarts = -1;
+  try {
+    if (const std::string n = get("Restarts"); !n.empty()) restarts = std::stoi(n);
+  } catch (const std::exception&) {
+  }
   return {state_word(get("JobState")),
           get("Reason"),
           get("ExitCode"),
           get("RunTime"),
           get("NodeList"),
-          "scontrol"};
+          "scontrol",
+          restarts};
 }
 
 }  // namespace
@@ -81,6 +87,40 @@ std::optional<std::string> parse_config_value(const std::string& show_config,
     return trim(line.substr(eq + 1));
   }
   return std::nullopt;
+}
+
+std::optional<int> parse_max_array_tasks(const std::string& scheduler_parameters) {
+  // A comma-separated list of words and key=value pairs; Slurm reads the first match.
+  std::istringstream in(scheduler_parameters);
+  for (std::string item; std::getline(in, item, ',');) {
+    item = trim(item);
+    const std::string key = "max_array_tasks=";
+    if (item.rfind(key, 0) != 0) continue;
+    const std::string value = item.substr(key.size());
+    if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos)
+      return std::nullopt;
+    try {
+      return std::stoi(value);
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<ArrayLimits> parse_array_limits(const std::string& show_config) {
+  const auto size = parse_config_value(show_config, "MaxArraySize");
+  if (!size) return std::nullopt;
+  ArrayLimits limits;
+  try {
+    limits.max_array_size = std::stoi(*size);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  // "(null)" when none are set.
+  if (const auto params = parse_config_value(show_config, "SchedulerParameters"))
+    limits.max_array_tasks = parse_max_array_tasks(*params).value_or(0);
+  return limits;
 }
 
 std::vector<ScontrolRecord> parse_scontrol_records(const std::string& text) {
@@ -168,16 +208,10 @@ std::string SlurmClient::submit(const std::filesystem::path& script,
   return *id;
 }
 
-std::optional<int> SlurmClient::max_array_size() const {
+std::optional<ArrayLimits> SlurmClient::array_limits() const {
   const CommandOutput r = run_command({"scontrol", "show", "config"}, 60);
   if (r.exit_code != 0) return std::nullopt;
-  const auto value = parse_config_value(r.out, "MaxArraySize");
-  if (!value) return std::nullopt;
-  try {
-    return std::stoi(*value);
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
+  return parse_array_limits(r.out);
 }
 
 std::map<int, JobState> SlurmClient::array_states(const std::string& array_job_id) const {

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "runner/slurm/array_plan.hpp"
+
 namespace runner::slurm {
 
 // What Slurm says about one job or array element.
@@ -15,6 +17,9 @@ struct JobState {
   std::string elapsed;    // run time so far, [D-]HH:MM:SS
   std::string node;       // node list; empty while pending
   std::string source;     // "scontrol" or "sacct": where it came from
+  // How often Slurm requeued the element (node failure, preemption, `scontrol requeue`): the
+  // current attempt is number restarts + 1. -1 when unknown (sacct has no such field).
+  int restarts = -1;
 };
 
 // Still in the queue or on a node: neither resubmit nor call it lost.
@@ -28,6 +33,12 @@ std::optional<std::string> parse_sbatch_job_id(
     const std::string& parsable_output);  // "123" / "123;cluster"
 std::optional<std::string> parse_config_value(const std::string& show_config,
                                               const std::string& key);
+// max_array_tasks=N of a SchedulerParameters value ("batch_sched_delay=0,max_array_tasks=100");
+// nullopt when it is not there.
+std::optional<int> parse_max_array_tasks(const std::string& scheduler_parameters);
+// MaxArraySize and SchedulerParameters' max_array_tasks of `scontrol show config`; nullopt when
+// MaxArraySize is not there (not Slurm's output).
+std::optional<ArrayLimits> parse_array_limits(const std::string& show_config);
 std::vector<ScontrolRecord> parse_scontrol_records(const std::string& text);
 // index → state for the elements of one array job, from scontrol records (pending elements come
 // as one record with ArrayTaskId=2-7%2) or from `sacct -P` lines (JobID 123_4, 123_[2-7%2]).
@@ -42,9 +53,10 @@ class SlurmClient {
   // message when it refuses (bad partition, account, limits ...).
   std::string submit(const std::filesystem::path& script,
                      const std::vector<std::string>& options) const;
-  // MaxArraySize of the cluster (`scontrol show config`): array indices must stay below it.
-  // nullopt when scontrol does not answer.
-  std::optional<int> max_array_size() const;
+  // The cluster's limits on job arrays (`scontrol show config`): MaxArraySize, which array
+  // indices must stay below, and max_array_tasks, the most elements of one array. nullopt when
+  // scontrol does not answer.
+  std::optional<ArrayLimits> array_limits() const;
   // States of the elements of an array job: scontrol while the controller remembers the job
   // (MinJobAge, often 5 minutes after the end), else sacct where accounting runs. An element
   // cancelled while pending is in neither (without accounting it leaves no trace at all).

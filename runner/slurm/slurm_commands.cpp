@@ -17,7 +17,7 @@ struct SlurmCommandLine {
   std::string config, resume_dir, out, partition, account, qos, time, gres, constraint, job_name;
   int tasks = 0, cpus = 0, throttle = 0;
   std::vector<std::string> sbatch_options;
-  bool dry_run = false, force_mix = false;
+  bool dry_run = false, force_mix = false, collect_force_mix = false;
   std::map<std::string, CLI::Option*> given;
   std::string status_dir, collect_dir;
 };
@@ -92,7 +92,9 @@ void add_slurm_commands(CLI::App& app) {
   add("job-name", c.job_name, "Slurm job name (default runner-<experiment>)");
   s->add_flag("--dry-run", c.dry_run,
               "Render the scripts into the results directory and print the sbatch commands");
-  s->add_flag("--force-mix", c.force_mix, "With --resume: accept a runner of another revision");
+  s->add_flag("--force-mix", c.force_mix,
+              "With --resume: accept a runner of another revision or an edited config.yaml (the "
+              "shards and the collect job get --force-mix too)");
 
   c.status = app.add_subcommand("status",
                                 "Show the shards of a submitted run: Slurm state and points done");
@@ -101,6 +103,8 @@ void add_slurm_commands(CLI::App& app) {
       app.add_subcommand("collect", "Merge the shards of a submitted run into records.jsonl/.csv");
   c.collect->add_option("dir", c.collect_dir, "Results directory made by runner submit")
       ->required();
+  c.collect->add_flag("--force-mix", c.collect_force_mix,
+                      "Merge shards that ran different configs or builds (with a warning)");
 }
 
 int run_slurm_command(CLI::App&) {
@@ -117,7 +121,7 @@ int run_slurm_command(CLI::App&) {
     }
   }
   if (c.status && *c.status) return slurm::status_run(c.status_dir);
-  if (c.collect && *c.collect) return slurm::collect_run(c.collect_dir);
+  if (c.collect && *c.collect) return slurm::collect_run(c.collect_dir, c.collect_force_mix);
   return -1;
 }
 

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "runner/point.hpp"
 #include "runner/results_files.hpp"
 
 namespace runner::slurm {
@@ -54,15 +55,18 @@ SlurmRun::SlurmRun(std::filesystem::path dir, nlohmann::ordered_json document)
     : dir_(std::move(dir)), doc_(std::move(document)) {
   const auto& slurm = doc_.at("slurm");
   num_shards_ = slurm.at("num_shards").get<int>();
+  // Plans of earlier releases hold bare 16-hex-digit ids; the records read back have them with
+  // their "p" (read_jsonl), so the plan must too, or every record would be outside it.
   for (const auto& p : doc_.at("points"))
-    points_.push_back({p.at("point_id").get<std::string>(), p.at("key").get<std::string>(),
-                       get_or<std::string>(p, "kernel", ""), get_or<std::string>(p, "variant", ""),
-                       p.at("shard").get<int>()});
+    points_.push_back({normalize_point_id(p.at("point_id").get<std::string>()),
+                       p.at("key").get<std::string>(), get_or<std::string>(p, "kernel", ""),
+                       get_or<std::string>(p, "variant", ""), p.at("shard").get<int>()});
   if (slurm.contains("submissions"))
     for (const auto& s : slurm["submissions"]) {
       Submission sub;
       sub.submitted = get_or<std::string>(s, "submitted", "");
       sub.resume = get_or<bool>(s, "resume", false);
+      sub.force_mix = get_or<bool>(s, "force_mix", false);
       sub.settings = JobSettings::from_json(s.value("settings", nlohmann::json::object()));
       sub.collect_job_id = get_or<std::string>(s, "collect_job_id", "");
       sub.collect_script = get_or<std::string>(s, "collect_script", "");
@@ -112,6 +116,7 @@ void SlurmRun::save() {
                         {"script", a.script}});
     list.push_back({{"submitted", s.submitted},
                     {"resume", s.resume},
+                    {"force_mix", s.force_mix},
                     {"settings", s.settings.to_json()},
                     {"arrays", arrays},
                     {"collect_job_id", s.collect_job_id},

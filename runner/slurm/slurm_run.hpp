@@ -37,6 +37,7 @@ struct ArrayJob {
 struct Submission {
   std::string submitted;  // UTC time
   bool resume = false;
+  bool force_mix = false;  // --force-mix: shards and collect accept records of another build
   JobSettings settings;
   std::vector<ArrayJob> arrays;
   std::string collect_job_id, collect_script;

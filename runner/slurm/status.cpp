@@ -6,45 +6,15 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
+#include "runner/output_dir.hpp"
 #include "runner/slurm/array_indices.hpp"
 #include "runner/slurm/shard_exit.hpp"
 #include "runner/slurm/shard_results.hpp"
+#include "runner/slurm/shard_state.hpp"
 #include "runner/slurm/slurm_client.hpp"
 #include "runner/slurm/slurm_run.hpp"
 
 namespace runner::slurm {
-
-namespace {
-
-struct ShardStatus {
-  std::string state, note;
-};
-
-// The shard's state from what Slurm says of its latest element, its .exit file and its records.
-ShardStatus classify(const ShardTally& t, const std::optional<ShardElement>& element,
-                     const std::optional<JobState>& job, const std::optional<ShardExit>& exit) {
-  if (job && job->state == "PENDING") return {"pending", job->reason == "None" ? "" : job->reason};
-  if (job && is_active(job->state)) return {"running", job->state == "RUNNING" ? "" : job->state};
-  if (t.missing == 0)
-    return {t.failed > 0 ? "failed-points" : "done",
-            t.failed > 0 ? "see the records' message" : ""};
-  // The batch shell forwards any SIGTERM: Slurm's time-limit warning, or a plain scancel (which
-  // sends SIGTERM before SIGKILL). Slurm's state tells them apart: CANCELLED, or FAILED 143.
-  if (exit && (exit->exit_code == 143 || exit->drained))
-    return {"interrupted", job && job->state == "CANCELLED" ? "scancel'ed, drained: resume"
-                                                            : "drained at the time limit: resume"};
-  if (exit)
-    return {"failed",
-            fmt::format("runner exit {}: see logs/{}.err", exit->exit_code, element->tag())};
-  if (job)
-    return {"killed", fmt::format("{} {}", job->state, job->reason == "None" ? "" : job->reason)};
-  if (!element || element->array_job_id.empty()) return {"missing", "never submitted"};
-  if (t.recorded() > 0 || !t.state.empty())
-    return {"killed", "no job record left: killed or purged"};
-  return {"missing", "cancelled before it started, or purged"};
-}
-
-}  // namespace
 
 int status_run(const std::filesystem::path& dir) {
   const SlurmRun run = SlurmRun::load(dir);
@@ -89,17 +59,18 @@ int status_run(const std::filesystem::path& dir) {
       if (const auto it = s.find(element->index); it != s.end()) job = it->second;
     }
     const auto exit = element ? read_shard_exit(run.dir(), element->tag()) : std::nullopt;
-    const ShardStatus st = classify(t, element, job, exit);
+    const ShardStatus st = classify_shard(t, element, job, exit);
     ++by_state[st.state];
     recorded += t.recorded();
     ok += t.ok;
     failed += t.failed;
     other += t.skipped + t.invalid;
     missing += t.missing;
-    const std::string slurm = job ? (job->exit_code.empty() || is_active(job->state)
-                                         ? job->state
-                                         : fmt::format("{} {}", job->state, job->exit_code))
-                                  : (exit ? fmt::format("exit {}", exit->exit_code) : "-");
+    const std::string slurm =
+        job ? (job->exit_code.empty() || is_active(job->state)
+                   ? job->state
+                   : fmt::format("{} {}", job->state, job->exit_code))
+            : (exit && exit->ended ? fmt::format("exit {}", exit->exit_code) : "-");
     fmt::print("{:<6} {:<14} {:<12} {:<18} {:>9} {:>6} {:>7} {:>6} {:>8}  {}\n", t.shard, st.state,
                element ? element->tag() : "-", slurm,
                job && !job->elapsed.empty() && job->state != "PENDING" ? job->elapsed : "-", t.ok,
@@ -112,7 +83,8 @@ int status_run(const std::filesystem::path& dir) {
       "missing\n",
       fmt::join(summary, ", "), recorded, run.points().size(), ok, failed, other, missing);
   if (missing > 0 || failed > 0)
-    fmt::print("when nothing is queued any more: runner submit --resume {}\n", dir.string());
+    fmt::print("when nothing is queued any more: runner submit --resume {}\n",
+               shell_quote(dir.string()));
   return 0;
 }
 

@@ -13,8 +13,10 @@
 #include "runner/build_info.hpp"
 #include "runner/config.hpp"
 #include "runner/environment.hpp"
+#include "runner/errors.hpp"
 #include "runner/manifest.hpp"
 #include "runner/matrix.hpp"
+#include "runner/output_dir.hpp"
 #include "runner/registry.hpp"
 #include "runner/results_files.hpp"
 #include "runner/slurm/array_indices.hpp"
@@ -31,8 +33,6 @@ namespace runner::slurm {
 namespace {
 
 constexpr const char* kDefaultTime = "01:00:00";
-// Slurm's default MaxArraySize, assumed when scontrol does not answer.
-constexpr int kDefaultMaxArraySize = 1001;
 
 std::string read_text(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
@@ -107,6 +107,16 @@ JobSettings first_settings(const ExperimentSpec& spec, const std::vector<Point>&
   return s;
 }
 
+// Values of the command line that no default may hide: `--cpus 0` is a mistake, not a request for
+// the default (the YAML refuses `cpus: 0` the same way).
+void check_arguments(const SubmitArguments& a) {
+  if (a.cpus && *a.cpus < 1)
+    throw std::invalid_argument(fmt::format("--cpus must be at least 1, got {}", *a.cpus));
+  if (a.throttle && *a.throttle < 0)
+    throw std::invalid_argument(
+        fmt::format("--throttle must be positive (0: no limit), got {}", *a.throttle));
+}
+
 void check_settings(const JobSettings& s) {
   for (const auto& [value, what] : {std::pair{s.partition, "partition"},
                                     {s.account, "account"},
@@ -120,6 +130,8 @@ void check_settings(const JobSettings& s) {
     throw std::invalid_argument(fmt::format("--cpus must be at least 1, got {}", s.cpus));
   if (s.throttle < 0)
     throw std::invalid_argument(fmt::format("--throttle must be positive, got {}", s.throttle));
+  // Here rather than when rendering: a usage error must come before the folder is made.
+  sbatch_extra_lines(s.extra);
 }
 
 std::string read_template(const std::string& name) {
@@ -138,7 +150,7 @@ struct RenderedSubmission {
 };
 
 // Fills jobs/shard.sbatch for each array and jobs/collect.sbatch once.
-RenderedSubmission render(const SlurmRun& run, Submission sub, const std::string& runner_args,
+RenderedSubmission render(const SlurmRun& run, Submission sub, bool force_mix,
                           const std::string& collect_script) {
   const std::filesystem::path runner = runner_executable();
   require_plain_path(run.dir(), "results directory");
@@ -164,7 +176,9 @@ RenderedSubmission render(const SlurmRun& run, Submission sub, const std::string
     fields["cpus"] = std::to_string(s.cpus);
     fields["num_shards"] = std::to_string(run.num_shards());
     fields["config"] = run.config_copy().string();
-    fields["runner_args"] = runner_args;
+    // Every shard runs with --resume (in the template): a shard Slurm requeues keeps what it
+    // recorded. --force-mix lets a resumed shard accept records of another build.
+    fields["runner_args"] = force_mix ? "--force-mix" : "";
     fields["shard_map"] = a.shard_map.empty() ? "" : (run.dir() / a.shard_map).string();
     fields["gres_line"] = sbatch_line("--gres", s.gres);
     fields["constraint_line"] = sbatch_line("--constraint", s.constraint);
@@ -176,28 +190,42 @@ RenderedSubmission render(const SlurmRun& run, Submission sub, const std::string
       out.files.emplace_back(run.dir() / a.shard_map, map);
     }
   }
+  auto collect_fields = common;
+  // A resubmission that accepted another build must let its collect job merge the mix.
+  collect_fields["collect_args"] = force_mix ? "--force-mix" : "";
   out.files.emplace_back(run.dir() / collect_script,
-                         render_template(collect_template, common, "jobs/collect.sbatch"));
+                         render_template(collect_template, collect_fields, "jobs/collect.sbatch"));
   sub.collect_script = collect_script;
   out.submission = std::move(sub);
   return out;
 }
 
-int max_array_size(const SlurmClient& client, bool dry_run) {
-  std::optional<int> m;
+ArrayLimits array_limits(const SlurmClient& client, bool dry_run) {
+  std::optional<ArrayLimits> limits;
   try {
-    m = client.max_array_size();
+    limits = client.array_limits();
   } catch (const std::exception& e) {
     if (!dry_run) throw;
     spdlog::info("{}", e.what());
   }
-  if (!m) {
+  if (!limits) {
+    const ArrayLimits defaults;
     spdlog::warn(
-        "cannot read MaxArraySize from `scontrol show config`; assuming Slurm's default {}",
-        kDefaultMaxArraySize);
-    return kDefaultMaxArraySize;
+        "cannot read MaxArraySize from `scontrol show config`; assuming Slurm's default {} (and "
+        "no max_array_tasks)",
+        defaults.max_array_size);
+    return defaults;
   }
-  return *m;
+  return *limits;
+}
+
+// Records the limits the arrays were planned under, for whoever reads the plan later.
+void record_limits(nlohmann::ordered_json& slurm, const ArrayLimits& limits) {
+  slurm["max_array_size"] = limits.max_array_size;
+  if (limits.max_array_tasks > 0)
+    slurm["max_array_tasks"] = limits.max_array_tasks;
+  else
+    slurm.erase("max_array_tasks");
 }
 
 std::string shards_text(const std::vector<int>& shards) {
@@ -225,18 +253,18 @@ void submit_jobs(SlurmRun& run, std::size_t index, const SlurmClient& client) {
     run.save();
   } catch (const std::exception& e) {
     run.save();
+    const std::string dir = shell_quote(run.dir().string());
     if (array_ids.empty())
       throw std::runtime_error(
           fmt::format("{}\nnothing was submitted. After fixing the cause, submit this plan "
                       "with `runner submit --resume {}` (options such as --partition or --time "
                       "may be given again), or remove {}",
-                      e.what(), run.dir().string(), run.dir().string()));
+                      e.what(), dir, dir));
     throw std::runtime_error(
         fmt::format("{}\nalready submitted: array job(s) {}. Cancel them with `scancel {}`, "
                     "or fix the problem and run `runner submit --resume {}` (it leaves queued "
                     "shards alone) and `runner collect {}` when they end",
-                    e.what(), fmt::join(array_ids, ", "), fmt::join(array_ids, " "),
-                    run.dir().string(), run.dir().string()));
+                    e.what(), fmt::join(array_ids, ", "), fmt::join(array_ids, " "), dir, dir));
   }
 }
 
@@ -263,16 +291,89 @@ void print_plan(const SlurmRun& run, const Submission& sub, bool dry_run) {
     fmt::print("collect job {}: runs `runner collect` when the array has ended (afterany)\n",
                sub.collect_job_id);
   fmt::print("results: {}\n", run.dir().string());
-  if (!dry_run) fmt::print("watch with: runner status {}\n", run.dir().string());
+  if (!dry_run) fmt::print("watch with: runner status {}\n", shell_quote(run.dir().string()));
 }
 
 std::filesystem::path absolute_clean(const std::filesystem::path& p) {
   return std::filesystem::absolute(p).lexically_normal();
 }
 
+// What a --dry-run leaves behind: the config copy, the rendered scripts and map files, empty
+// logs/ and shards/ folders, lock files; no manifest and nothing a job wrote. Submitting into
+// such a folder replaces only what the dry run rendered, so it is allowed.
+bool dry_run_leftover(const std::filesystem::directory_entry& entry) {
+  std::error_code ec;
+  const std::string name = entry.path().filename().string();
+  if (name == "config.yaml") return entry.is_regular_file(ec);
+  if (name == "logs" || name == "shards")
+    return entry.is_directory(ec) && std::filesystem::is_empty(entry.path(), ec) && !ec;
+  if (name != "slurm" || !entry.is_directory(ec)) return false;
+  for (const auto& f : std::filesystem::directory_iterator(entry.path(), ec)) {
+    const std::string file = f.path().filename().string();
+    const bool rendered = f.path().extension() == ".sbatch" ||
+                          (file.starts_with("shard_map") && f.path().extension() == ".txt");
+    if (!f.is_regular_file(ec) || !(rendered || file == ".lock")) return false;
+  }
+  return !ec;
+}
+
+// Takes the results folder of a new submission: creates it, locks it with the lock a local run
+// takes (DIR/.runner.lock, never waiting: Refused, exit 3, when another runner holds it), and
+// refuses (UsageError, exit 2) a folder that holds anything but an earlier dry run. The lock is
+// held until the run is created and submitted, so a local run and a submit cannot both write
+// one folder.
+FolderLock claim_run_dir(const std::filesystem::path& out) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(out, ec);
+  if (std::filesystem::exists(status) && !std::filesystem::is_directory(status))
+    throw UsageError(fmt::format("--out {}: exists and is not a folder", out.string()));
+  std::filesystem::create_directories(out, ec);
+  if (ec) throw Refused(fmt::format("{}: cannot create: {}", out.string(), ec.message()));
+  FolderLock lock(out / kLockFileName, "submit");
+  const std::string quoted = shell_quote(out.string());
+  if (std::filesystem::exists(out / "manifest.json", ec))
+    throw UsageError(fmt::format(
+        "--out {} holds a run already (manifest.json). If `runner submit` made it, resubmit its "
+        "missing or failed points with `runner submit --resume {}`; otherwise choose another "
+        "--out",
+        out.string(), quoted));
+  std::vector<std::string> found;
+  for (const auto& entry : std::filesystem::directory_iterator(out, ec))
+    if (entry.path().filename() != kLockFileName && !dry_run_leftover(entry))
+      found.push_back(entry.path().filename().string());
+  if (ec) throw Refused(fmt::format("{}: cannot read: {}", out.string(), ec.message()));
+  if (!found.empty()) {
+    std::sort(found.begin(), found.end());
+    std::string listed;
+    for (std::size_t i = 0; i < found.size() && i < 4; ++i) listed += (i ? ", " : "") + found[i];
+    if (found.size() > 4) listed += fmt::format(" and {} more", found.size() - 4);
+    throw UsageError(
+        fmt::format("--out {} is not empty (it holds {}): submit never writes into a folder "
+                    "that holds results or anything else but an earlier --dry-run. Choose "
+                    "another --out",
+                    out.string(), listed));
+  }
+  return lock;
+}
+
+// The text of OUT/config.yaml, which the shards run; "" (as the missing config_text reads) when
+// the manifest has no config_text to compare it with.
+std::string config_copy_text(const SlurmRun& run) {
+  if (!run.document().contains("config_text")) return "";
+  try {
+    return read_text(run.config_copy());
+  } catch (const std::exception&) {
+    throw Refused(fmt::format(
+        "{}: missing or unreadable; the shards run this copy of the config. Restore it from "
+        "config_text in {}",
+        run.config_copy().string(), (run.dir() / "manifest.json").string()));
+  }
+}
+
 }  // namespace
 
 int submit_run(const SubmitArguments& args) {
+  check_arguments(args);
   const ExperimentSpec spec = load_config(args.config);
   const std::vector<Point> points = expand(spec, Registry::instance());
   const int tasks = args.tasks.value_or(1);
@@ -284,16 +385,23 @@ int submit_run(const SubmitArguments& args) {
   JobSettings settings = first_settings(spec, points, args);
   check_settings(settings);
 
-  const std::filesystem::path out =
-      absolute_clean(args.out.empty() ? std::filesystem::path("results") / spec.experiment /
-                                            fmt::format("{}-{}", utc_now(true), environment().host)
-                                      : std::filesystem::path(args.out));
+  // Checked before the folder is made: a path the scripts cannot hold must leave nothing behind.
+  require_plain_path(absolute_clean(args.out.empty() ? std::filesystem::path("results") /
+                                                           spec.experiment / environment().host
+                                                     : std::filesystem::path(args.out)),
+                     "results directory");
+  // The default folder is new (an exclusive mkdir), so two submits never share one.
+  const std::filesystem::path out = absolute_clean(
+      args.out.empty() ? make_unique_run_dir(std::filesystem::path("results") / spec.experiment,
+                                             environment().host)
+                       : std::filesystem::path(args.out));
   require_plain_path(out, "results directory");
-  if (std::filesystem::exists(out / "manifest.json"))
-    throw std::invalid_argument(
-        fmt::format("{} holds a run already: resubmit its missing points with `runner submit "
-                    "--resume {}`, or choose another --out",
-                    out.string(), out.string()));
+  // Nothing is written before the folder is ours: locked, and empty.
+  const FolderLock folder_lock = claim_run_dir(out);
+  // Slurm does not create the folder of --output: logs/ must exist before sbatch.
+  for (const char* d : {"logs", "slurm", "shards"}) std::filesystem::create_directories(out / d);
+  // The lock `collect` and `submit --resume` take before they rewrite manifest.json.
+  RunLock run_lock(out);
 
   // The plan: every point with its shard. Shards recompute the same assignment from the config
   // copy (deterministic), and the manifest keeps it so status / collect need no expansion.
@@ -302,7 +410,7 @@ int submit_run(const SubmitArguments& args) {
   for (std::size_t i = 0; i < points.size(); ++i) point_list[i]["shard"] = assignment[i];
 
   const SlurmClient client;
-  const int max_array = max_array_size(client, args.dry_run);
+  const ArrayLimits limits = array_limits(client, args.dry_run);
   nlohmann::ordered_json doc;
   doc["experiment"] = spec.experiment;
   doc["created"] = utc_now();
@@ -316,8 +424,8 @@ int submit_run(const SubmitArguments& args) {
   doc["points"] = point_list;
   doc["slurm"] = {{"num_shards", tasks},
                   {"runner", runner_executable().string()},
-                  {"config", (out / "config.yaml").string()},
-                  {"max_array_size", max_array}};
+                  {"config", (out / "config.yaml").string()}};
+  record_limits(doc["slurm"], limits);
   SlurmRun run(out, doc);
 
   std::vector<int> all(static_cast<std::size_t>(tasks));
@@ -325,11 +433,9 @@ int submit_run(const SubmitArguments& args) {
   Submission sub;
   sub.submitted = utc_now();
   sub.settings = settings;
-  sub.arrays = plan_arrays(all, max_array, settings.throttle, "");
-  const RenderedSubmission rendered = render(run, sub, "", "slurm/collect.sbatch");
+  sub.arrays = plan_arrays(all, limits, settings.throttle, "");
+  const RenderedSubmission rendered = render(run, sub, false, "slurm/collect.sbatch");
 
-  // Slurm does not create the folder of --output: logs/ must exist before sbatch.
-  for (const char* d : {"logs", "slurm", "shards"}) std::filesystem::create_directories(out / d);
   write_file_atomically(run.config_copy(), spec.text);
   write_files(rendered);
   fmt::print("{}: {} points in {} shards; each shard: {} cpus{}, time {}{}\n", spec.experiment,
@@ -348,7 +454,9 @@ int submit_run(const SubmitArguments& args) {
 }
 
 int resubmit_run(const SubmitArguments& args) {
+  check_arguments(args);
   const std::filesystem::path dir = absolute_clean(args.resume_dir);
+  const std::string quoted_dir = shell_quote(dir.string());
   RunLock lock(dir);
   SlurmRun run = SlurmRun::load(dir);
   if (args.tasks && *args.tasks != run.num_shards())
@@ -362,6 +470,24 @@ int resubmit_run(const SubmitArguments& args) {
   if (run.submissions().empty())
     throw std::runtime_error(fmt::format("{}: no submission recorded", dir.string()));
 
+  // The shards run OUT/config.yaml and refuse to mix records of two configs: an edited copy
+  // would only make every resubmitted shard fail on its node. Say so here, before submitting.
+  const std::string submitted_text = run.document().value("config_text", "");
+  const std::string copy_text = config_copy_text(run);
+  if (copy_text != submitted_text) {
+    if (!args.force_mix)
+      throw Refused(fmt::format(
+          "{} was edited after the run was submitted (it differs from config_text in {}): the "
+          "resumed shards would refuse to mix records of two configs. Restore the file as it "
+          "was (config_text in the manifest holds it), or submit the edited config as a new "
+          "run: `runner submit {} --out NEW_DIR`; --force-mix resumes with the edited config "
+          "anyway (the records then mix two configs)",
+          run.config_copy().string(), (dir / "manifest.json").string(),
+          shell_quote(run.config_copy().string())));
+    spdlog::warn("{} was edited after the run was submitted; --force-mix: resuming with it",
+                 run.config_copy().string());
+  }
+
   // The shards re-derive their points from the config copy; make sure this binary derives the
   // plan that was submitted, or --resume would run (and skip) the wrong points.
   const ExperimentSpec spec = load_config(run.config_copy());
@@ -372,6 +498,11 @@ int resubmit_run(const SubmitArguments& args) {
   for (std::size_t i = 0; same_plan && i < points.size(); ++i)
     same_plan =
         points[i].id() == run.points()[i].point_id && assignment[i] == run.points()[i].shard;
+  if (!same_plan && copy_text != submitted_text)
+    throw Refused(fmt::format(
+        "the edited {} plans other points or shards than the submitted config: a resume cannot "
+        "change the plan. Submit it as a new run: `runner submit {} --out NEW_DIR`",
+        run.config_copy().string(), shell_quote(run.config_copy().string())));
   if (!same_plan)
     throw std::runtime_error(
         fmt::format("this runner ({}) expands or shards {} differently from the one that "
@@ -412,25 +543,25 @@ int resubmit_run(const SubmitArguments& args) {
   if (to_run.empty()) {
     fmt::print("nothing to resubmit: {}\n",
                still_queued.empty()
-                   ? "every point has a record and none failed (runner collect " + dir.string() +
+                   ? "every point has a record and none failed (runner collect " + quoted_dir +
                          " merges them)"
-                   : "wait for the queued shards, then run runner status " + dir.string());
+                   : "wait for the queued shards, then run runner status " + quoted_dir);
     return 0;
   }
 
   Submission sub;
   sub.submitted = utc_now();
   sub.resume = true;
+  sub.force_mix = args.force_mix;
   sub.settings = override_with(run.submissions().back().settings, args);
   check_settings(sub.settings);
   const std::size_t number = run.submissions().size();
   const std::string suffix = fmt::format(".resume{}", number);
-  const int max_array = max_array_size(client, args.dry_run);
-  run.document()["slurm"]["max_array_size"] = max_array;
-  sub.arrays = plan_arrays(to_run, max_array, sub.settings.throttle, suffix);
+  const ArrayLimits limits = array_limits(client, args.dry_run);
+  record_limits(run.document()["slurm"], limits);
+  sub.arrays = plan_arrays(to_run, limits, sub.settings.throttle, suffix);
   const RenderedSubmission rendered =
-      render(run, sub, args.force_mix ? "--resume --force-mix" : "--resume",
-             fmt::format("slurm/collect{}.sbatch", suffix));
+      render(run, sub, args.force_mix, fmt::format("slurm/collect{}.sbatch", suffix));
   write_files(rendered);
   int missing = 0, failed = 0;
   for (int s : to_run) {

@@ -36,6 +36,18 @@
 #   CLUSTER_START_TIMEOUT  seconds to wait for the node to become idle (60)
 #   CLUSTER_STOP_TIMEOUT   seconds to wait for the queue to drain (60)
 #   CLUSTER_MAX_ARRAY_SIZE MaxArraySize written to slurm.conf (1001)
+#   CLUSTER_MAX_ARRAY_TASKS max_array_tasks in SchedulerParameters: the most
+#                          elements one job array may have (none: Slurm's
+#                          default, MaxArraySize)
+#   CLUSTER_CRED_EXPIRE    cred_expire in AuthInfo (Slurm's default 120): also
+#                          how long a requeued job waits before it may start
+#                          again (measured: EligibleTime = requeue + N + 1 s)
+#   CLUSTER_SCHED_INTERVAL sched_interval in SchedulerParameters (Slurm's
+#                          default 60): how often the main scheduler runs by
+#                          itself; a requeued job that became eligible again
+#                          waits for it (with 2 and cred_expire=5 it started
+#                          6 s after `scontrol requeue`, with the defaults
+#                          2-3 minutes)
 #   CLUSTER_DEBUG          SlurmctldDebug/SlurmdDebug level (info)
 #   CLUSTER_NO_INSTALL=1   never call apt-get, fail instead
 
@@ -45,6 +57,9 @@ PROG=${0##*/}
 START_TIMEOUT=${CLUSTER_START_TIMEOUT:-60}
 STOP_TIMEOUT=${CLUSTER_STOP_TIMEOUT:-60}
 MAX_ARRAY_SIZE=${CLUSTER_MAX_ARRAY_SIZE:-1001}
+MAX_ARRAY_TASKS=${CLUSTER_MAX_ARRAY_TASKS:-}
+CRED_EXPIRE=${CLUSTER_CRED_EXPIRE:-}
+SCHED_INTERVAL=${CLUSTER_SCHED_INTERVAL:-}
 DEBUG_LEVEL=${CLUSTER_DEBUG:-info}
 PARTITION=debug
 
@@ -292,7 +307,7 @@ SlurmdPort=$slurmd_port
 
 AuthType=auth/munge
 CredType=cred/munge
-AuthInfo=socket=$MUNGE_SOCKET
+AuthInfo=socket=$MUNGE_SOCKET${CRED_EXPIRE:+,cred_expire=$CRED_EXPIRE}
 
 StateSaveLocation=$DIR/state
 SlurmdSpoolDir=$DIR/spool/slurmd-%n
@@ -314,7 +329,7 @@ LaunchType=launch/slurm
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 SchedulerType=sched/backfill
-SchedulerParameters=batch_sched_delay=0
+SchedulerParameters=batch_sched_delay=0${MAX_ARRAY_TASKS:+,max_array_tasks=$MAX_ARRAY_TASKS}${SCHED_INTERVAL:+,sched_interval=$SCHED_INTERVAL}
 
 AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/filetxt

@@ -59,6 +59,27 @@ job_field() {
     scontrol -o show job "$1" 2>/dev/null | head -n 1 | tr ' ' '\n' | sed -n "s/^$2=//p"
 }
 
+# Job ids from `runner submit` output: "array job N: ..." lines and "collect job N: ...".
+array_ids() { sed -n 's/^array job \([0-9][0-9]*\):.*/\1/p' <<<"$1"; }
+collect_id() { sed -n 's/^collect job \([0-9][0-9]*\):.*/\1/p' <<<"$1"; }
+
+# True once JOBID is in a final state (a requeued job is not: it runs again).
+job_ended() {
+    local s
+    s=$(job_field "$1" JobState)
+    [[ -n $s && ! $s =~ ^(PENDING|RUNNING|CONFIGURING|COMPLETING|SUSPENDED|REQUEUED)$ ]]
+}
+
+# wait_collect NAME JOBID SECS: ok/not_ok on the job ending in time.
+wait_collect() {
+    local name=$1 id=$2 secs=$3
+    if [[ -n $id ]] && wait_until "$secs" job_ended "$id"; then
+        ok "$name: collect job $id ended ($(job_field "$id" JobState) $(job_field "$id" ExitCode))"
+    else
+        not_ok "$name: collect job ${id:-?} ended within $secs s" "$(squeue 2>&1)"
+    fi
+}
+
 finish() {
     printf '1..%d\n' "$T_N"
     printf '%d passed, %d failed\n' "$T_PASS" "$T_FAIL"

@@ -1,7 +1,9 @@
 // The parts of runner/slurm/ that need no cluster: Slurm's index syntax, template rendering, the
-// parsers of sbatch / scontrol / sacct output, array planning under MaxArraySize, and reading shard
-// files against a plan. The cluster tests (test_submit.sh) cover the same code against a real
-// Slurm; these pin the edge cases a one-node cluster does not produce.
+// parsers of sbatch / scontrol / sacct output, array planning under MaxArraySize and
+// max_array_tasks, reading shard files against a plan, the .exit lines of requeued elements, what
+// status and collect make of a shard, and the identities collect compares. The cluster tests
+// (test_submit.sh) cover the same code against a real Slurm; these pin the edge cases a one-node
+// cluster does not produce.
 #include <unistd.h>
 
 #include <filesystem>
@@ -9,11 +11,15 @@
 
 #include <gtest/gtest.h>
 
+#include "runner/resume.hpp"
+
 #include "runner/slurm/array_indices.hpp"
 #include "runner/slurm/array_plan.hpp"
 #include "runner/slurm/sbatch_template.hpp"
 #include "runner/slurm/shard_exit.hpp"
+#include "runner/slurm/shard_identity.hpp"
 #include "runner/slurm/shard_results.hpp"
+#include "runner/slurm/shard_state.hpp"
 #include "runner/slurm/slurm_client.hpp"
 #include "runner/slurm/slurm_run.hpp"
 
@@ -81,6 +87,34 @@ TEST(SlurmParsers, ShowConfig) {
   EXPECT_FALSE(parse_config_value(text, "MaxArray"));
 }
 
+TEST(SlurmParsers, MaxArrayTasksInSchedulerParameters) {
+  EXPECT_EQ(parse_max_array_tasks("batch_sched_delay=0,max_array_tasks=2"), 2);
+  EXPECT_EQ(parse_max_array_tasks("max_array_tasks=1000"), 1000);
+  EXPECT_EQ(parse_max_array_tasks(" bf_continue , max_array_tasks=7 ,default_queue_depth=50"), 7);
+  EXPECT_FALSE(parse_max_array_tasks("batch_sched_delay=0"));
+  EXPECT_FALSE(parse_max_array_tasks("(null)"));
+  EXPECT_FALSE(parse_max_array_tasks("max_array_tasks_extra=3"));
+  EXPECT_FALSE(parse_max_array_tasks("max_array_tasks=x"));
+}
+
+TEST(SlurmParsers, ArrayLimitsOfShowConfig) {
+  const auto both = parse_array_limits(
+      "MaxArraySize            = 1001\n"
+      "SchedulerParameters     = batch_sched_delay=0,max_array_tasks=2\n");
+  ASSERT_TRUE(both);
+  EXPECT_EQ(both->max_array_size, 1001);
+  EXPECT_EQ(both->max_array_tasks, 2);
+  EXPECT_EQ(both->elements_per_array(), 2);
+  const auto none =
+      parse_array_limits("MaxArraySize            = 3\nSchedulerParameters     = (null)\n");
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->max_array_tasks, 0);
+  EXPECT_EQ(none->elements_per_array(), 3);
+  // max_array_tasks above MaxArraySize: the indices still bound the array.
+  EXPECT_EQ((ArrayLimits{4, 100}).elements_per_array(), 4);
+  EXPECT_FALSE(parse_array_limits("SchedulerParameters = max_array_tasks=2\n"));
+}
+
 TEST(SlurmParsers, ScontrolRecordsWithSpacesAndArrays) {
   const std::string text =
       "JobId=12 ArrayJobId=10 ArrayTaskId=2 JobName=my job JobState=RUNNING Reason=None "
@@ -90,19 +124,25 @@ TEST(SlurmParsers, ScontrolRecordsWithSpacesAndArrays) {
       "ExitCode=0:0 "
       "RunTime=00:00:00 NodeList=\n"
       "JobId=11 ArrayJobId=10 ArrayTaskId=0 JobState=CANCELLED Reason=None ExitCode=0:15 "
-      "RunTime=00:00:04 NodeList=n1\n";
+      "RunTime=00:00:04 NodeList=n1\n"
+      "JobId=13 ArrayJobId=10 ArrayTaskId=6 JobState=PENDING Reason=BeginTime Requeue=1 "
+      "Restarts=1 ExitCode=0:0 RunTime=00:00:00 NodeList=\n";
   const auto records = parse_scontrol_records(text);
-  ASSERT_EQ(records.size(), 3u);
+  ASSERT_EQ(records.size(), 4u);
   EXPECT_EQ(records[0].at("JobName"), "my job");
   EXPECT_EQ(records[0].at("Comment"), "two words");
   const auto states = array_states_from_scontrol(records);
-  ASSERT_EQ(states.size(), 5u);
+  ASSERT_EQ(states.size(), 6u);
   EXPECT_EQ(states.at(2).state, "RUNNING");
   EXPECT_EQ(states.at(2).elapsed, "00:01:02");
   EXPECT_EQ(states.at(4).state, "PENDING");
   EXPECT_EQ(states.at(4).reason, "JobArrayTaskLimit");
   EXPECT_EQ(states.at(0).exit_code, "0:15");
-  EXPECT_FALSE(states.count(1));  // cancelled while pending: no record at all
+  EXPECT_EQ(states.at(0).restarts, -1);  // no Restarts field
+  EXPECT_FALSE(states.count(1));         // cancelled while pending: no record at all
+  // A requeued element: same array index, a new job id, Restarts counts the requeues.
+  EXPECT_EQ(states.at(6).state, "PENDING");
+  EXPECT_EQ(states.at(6).restarts, 1);
 }
 
 TEST(SlurmParsers, Sacct) {
@@ -120,7 +160,7 @@ TEST(SlurmParsers, Sacct) {
 }
 
 TEST(ArrayPlan, ShardsBelowMaxArraySizeRunAsThemselves) {
-  const auto arrays = plan_arrays({0, 1, 2, 3}, 1001, 2, "");
+  const auto arrays = plan_arrays({0, 1, 2, 3}, {1001, 0}, 2, "");
   ASSERT_EQ(arrays.size(), 1u);
   EXPECT_EQ(arrays[0].array, "0-3%2");
   EXPECT_EQ(arrays[0].shard_map, "");
@@ -130,7 +170,7 @@ TEST(ArrayPlan, ShardsBelowMaxArraySizeRunAsThemselves) {
 
 TEST(ArrayPlan, LargerShardsGoThroughMapsOfAtMostMaxArraySize) {
   // MaxArraySize 3: shards 0-2 direct; 3-7 in arrays of 3 and 2 elements with map files.
-  const auto arrays = plan_arrays({0, 1, 2, 3, 4, 5, 6, 7}, 3, 0, ".resume2");
+  const auto arrays = plan_arrays({0, 1, 2, 3, 4, 5, 6, 7}, {3, 0}, 0, ".resume2");
   ASSERT_EQ(arrays.size(), 3u);
   EXPECT_EQ(arrays[0].array, "0-2");
   EXPECT_EQ(arrays[0].script, "slurm/shard.resume2.sbatch");
@@ -142,17 +182,50 @@ TEST(ArrayPlan, LargerShardsGoThroughMapsOfAtMostMaxArraySize) {
   EXPECT_EQ(arrays[2].index_of(7), 1);
   EXPECT_FALSE(arrays[2].index_of(3));
   // A resume of a single large shard: one element.
-  const auto one = plan_arrays({1500}, 1001, 4, "");
+  const auto one = plan_arrays({1500}, {1001, 0}, 4, "");
   ASSERT_EQ(one.size(), 1u);
   EXPECT_EQ(one[0].array, "0%4");
   EXPECT_EQ(one[0].shard_map, "slurm/shard_map.txt");
-  EXPECT_THROW(plan_arrays({0}, 0, 0, ""), std::runtime_error);
+  EXPECT_THROW(plan_arrays({0}, {0, 0}, 0, ""), std::runtime_error);
+}
+
+TEST(ArrayPlan, MaxArrayTasksSplitsArraysByElements) {
+  // max_array_tasks 2: shards 0-4 keep their indices, in arrays of at most two elements.
+  const auto arrays = plan_arrays({0, 1, 2, 3, 4}, {1001, 2}, 1, "");
+  ASSERT_EQ(arrays.size(), 3u);
+  EXPECT_EQ(arrays[0].array, "0-1%1");
+  EXPECT_EQ(arrays[0].script, "slurm/shard.sbatch");
+  EXPECT_EQ(arrays[1].array, "2-3%1");
+  EXPECT_EQ(arrays[1].script, "slurm/shard.part1.sbatch");
+  EXPECT_EQ(arrays[1].shard_map, "");
+  EXPECT_EQ(arrays[1].index_of(3), 3);
+  EXPECT_EQ(arrays[2].array, "4%1");
+  EXPECT_EQ(arrays[2].script, "slurm/shard.part2.sbatch");
+  for (const auto& a : arrays) EXPECT_LE(a.shards.size(), 2u);
+  // A resume of scattered shards: "1,3" and "7" (two elements at most each).
+  const auto resume = plan_arrays({7, 1, 3}, {1001, 2}, 0, ".resume1");
+  ASSERT_EQ(resume.size(), 2u);
+  EXPECT_EQ(resume[0].array, "1,3");
+  EXPECT_EQ(resume[1].array, "7");
+  EXPECT_EQ(resume[1].script, "slurm/shard.resume1.part1.sbatch");
+  // Both limits: indices below 3 direct (two per array), the rest mapped, two per array.
+  const auto both = plan_arrays({0, 1, 2, 3, 4, 5}, {3, 2}, 0, "");
+  ASSERT_EQ(both.size(), 4u);
+  EXPECT_EQ(both[0].array, "0-1");
+  EXPECT_EQ(both[1].array, "2");
+  EXPECT_EQ(both[2].array, "0-1");
+  EXPECT_EQ(both[2].shards, (std::vector<int>{3, 4}));
+  EXPECT_EQ(both[2].shard_map, "slurm/shard_map.part2.txt");
+  EXPECT_EQ(both[3].shards, (std::vector<int>{5}));
+  EXPECT_EQ(both[3].index_of(5), 0);
+  // max_array_tasks larger than MaxArraySize changes nothing.
+  EXPECT_EQ(plan_arrays({0, 1, 2, 3}, {1001, 5000}, 0, "").size(), 1u);
 }
 
 TEST(ArrayPlan, ScatteredResumeListsBecomeAMap) {
   std::vector<int> every_other;
   for (int i = 0; i < 1000; i += 2) every_other.push_back(i);
-  const auto arrays = plan_arrays(every_other, 1001, 0, "");
+  const auto arrays = plan_arrays(every_other, {1001, 0}, 0, "");
   ASSERT_EQ(arrays.size(), 1u);
   EXPECT_EQ(arrays[0].array, "0-499");
   EXPECT_FALSE(arrays[0].shard_map.empty());
@@ -246,6 +319,19 @@ TEST_F(RunDirectory, SubmissionsRoundTripAndFindTheLatestElement) {
   EXPECT_THROW(SlurmRun::load(dir_ / "shards"), std::runtime_error);
 }
 
+TEST_F(RunDirectory, PlansOfEarlierReleasesGetTheirIdsNormalised) {
+  nlohmann::ordered_json doc;
+  doc["points"] = {{{"point_id", "0123456789abcdef"}, {"key", "k"}, {"shard", 0}}};
+  doc["slurm"] = {{"num_shards", 1}};
+  write("shards/0.jsonl", R"({"point_id":"0123456789abcdef","status":"ok"})"
+                          "\n");
+  const SlurmRun run(dir_, doc);
+  EXPECT_EQ(run.points()[0].point_id, "p0123456789abcdef");
+  const ShardResults r = ShardResults::read(run);
+  EXPECT_EQ(r.records.size(), 1u);  // not "outside the plan"
+  EXPECT_TRUE(r.missing.empty());
+}
+
 TEST_F(RunDirectory, ExitFiles) {
   write("logs/100_4.exit",
         "exit=143 job=104 array_job=100 task=4 shard=4 num_shards=8 node=n17 "
@@ -256,7 +342,194 @@ TEST_F(RunDirectory, ExitFiles) {
   EXPECT_EQ(e->exit_code, 143);
   EXPECT_TRUE(e->drained);
   EXPECT_EQ(e->node, "n17");
+  EXPECT_TRUE(e->ended);
+  EXPECT_EQ(e->restarts, 0);  // a line of an earlier release: the first attempt
   EXPECT_FALSE(read_shard_exit(dir_, "100_5"));
+}
+
+TEST_F(RunDirectory, ExitFilesOfRequeuedElements) {
+  // Attempt 1 started, srun came back with 0 after a node failure, then Slurm requeued the element:
+  // attempt 2 started and is not over. The file's last attempt is the second, not ended.
+  write("logs/100_1.exit",
+        "start job=101 array_job=100 task=1 shard=1 num_shards=2 node=n1 start=t0 restarts=0\n"
+        "exit=0 job=101 array_job=100 task=1 shard=1 num_shards=2 node=n1 start=t0 end=t1 "
+        "drained=0 restarts=0\n"
+        "start job=101 array_job=100 task=1 shard=1 num_shards=2 node=n2 start=t2 restarts=1\n");
+  auto e = read_shard_exit(dir_, "100_1");
+  ASSERT_TRUE(e);
+  EXPECT_FALSE(e->ended);
+  EXPECT_EQ(e->restarts, 1);
+  EXPECT_EQ(e->node, "n2");
+  EXPECT_EQ(e->start, "t2");
+  // Attempt 2 ends by itself: its exit line completes its start line.
+  std::ofstream(dir_ / "logs/100_1.exit", std::ios::app)
+      << "exit=143 job=101 array_job=100 task=1 shard=1 num_shards=2 node=n2 start=t2 end=t3 "
+         "drained=1 restarts=1\n"
+      << "exit=1";  // a line cut short is ignored
+  e = read_shard_exit(dir_, "100_1");
+  ASSERT_TRUE(e);
+  EXPECT_TRUE(e->ended);
+  EXPECT_EQ(e->restarts, 1);
+  EXPECT_EQ(e->exit_code, 143);
+  EXPECT_TRUE(e->drained);
+  EXPECT_EQ(e->end, "t3");
+}
+
+// A shard of 12 points with 3 recorded, its element 100_0, and what its .exit file may say.
+struct ShardWitnesses {
+  ShardTally tally{0, 12, 3, 0, 0, 0, 9, "interrupted", {}, "", {}};
+  std::optional<ShardElement> element = ShardElement{0, "100", 0};
+  static JobState job(const std::string& state, int restarts = 0,
+                      const std::string& reason = "None") {
+    JobState j;
+    j.state = state;
+    j.reason = reason;
+    j.exit_code = "0:0";
+    j.node = "n1";
+    j.restarts = restarts;
+    return j;
+  }
+  static ShardExit exited(int code, int restarts = 0, bool drained = false) {
+    ShardExit e;
+    e.ended = true;
+    e.exit_code = code;
+    e.restarts = restarts;
+    e.drained = drained;
+    e.node = "n1";
+    return e;
+  }
+  static ShardExit started(int restarts) {
+    ShardExit e;
+    e.restarts = restarts;
+    e.node = "n2";
+    return e;
+  }
+};
+
+TEST(ShardState, SlurmsVerdictWinsOverAnExitLineOfSrun) {
+  const ShardWitnesses w;
+  // After a node failure srun returns 0 and the batch script writes exit=0 (Slurm 22.05).
+  auto st = classify_shard(w.tally, w.element, w.job("NODE_FAIL"), w.exited(0));
+  EXPECT_EQ(st.state, "killed");
+  EXPECT_NE(st.note.find("node failure of n1"), std::string::npos) << st.note;
+  for (const char* state : {"PREEMPTED", "BOOT_FAIL", "OUT_OF_MEMORY", "TIMEOUT", "DEADLINE"}) {
+    st = classify_shard(w.tally, w.element, w.job(state), w.exited(143, 0, true));
+    EXPECT_EQ(st.state, "killed") << state;
+    EXPECT_EQ(st.note.find("runner exit"), std::string::npos) << state << ": " << st.note;
+  }
+  EXPECT_NE(
+      classify_shard(w.tally, w.element, w.job("PREEMPTED"), std::nullopt).note.find("preempted"),
+      std::string::npos);
+  EXPECT_NE(
+      classify_shard(w.tally, w.element, w.job("OUT_OF_MEMORY"), std::nullopt).note.find("--mem"),
+      std::string::npos);
+  // Without Slurm's word (the controller forgot the job): an exit 0 with points missing is srun's.
+  st = classify_shard(w.tally, w.element, std::nullopt, w.exited(0));
+  EXPECT_EQ(st.state, "killed");
+  EXPECT_NE(st.note.find("srun returned 0 with points missing"), std::string::npos) << st.note;
+  // The runner's own exit codes still count: 143 drained, 2 a config error.
+  EXPECT_EQ(classify_shard(w.tally, w.element, w.job("FAILED"), w.exited(143, 0, true)).state,
+            "interrupted");
+  EXPECT_EQ(classify_shard(w.tally, w.element, w.job("FAILED"), w.exited(2)).state, "failed");
+}
+
+TEST(ShardState, RequeuedElementsAreToldApartFromTheirEarlierAttempts) {
+  const ShardWitnesses w;
+  // Requeued, waiting to start again: the exit line of attempt 1 is not about it.
+  auto st =
+      classify_shard(w.tally, w.element, w.job("PENDING", 1, "BeginTime"), w.exited(143, 0, true));
+  EXPECT_EQ(st.state, "pending");
+  EXPECT_EQ(st.note, "requeued 1x; BeginTime");
+  st = classify_shard(w.tally, w.element, w.job("RUNNING", 1), w.started(1));
+  EXPECT_EQ(st.state, "running");
+  EXPECT_EQ(st.note, "requeued 1x, attempt 2");
+  // Ended by Slurm's hand while attempt 2 had not written its exit line; the line of attempt 1
+  // (exit 0 from srun) is ignored.
+  st = classify_shard(w.tally, w.element, w.job("CANCELLED", 1), w.exited(0, 0));
+  EXPECT_EQ(st.state, "killed");
+  EXPECT_EQ(st.note.find("srun returned 0"), std::string::npos) << st.note;
+  st = classify_shard(w.tally, w.element, w.job("CANCELLED", 1), w.started(1));
+  EXPECT_EQ(st.state, "killed");
+  EXPECT_NE(st.note.find("attempt 2 started on n2 and did not end by itself"), std::string::npos)
+      << st.note;
+  // Done after a requeue.
+  ShardTally complete = w.tally;
+  complete.ok = 12;
+  complete.missing = 0;
+  st = classify_shard(complete, w.element, w.job("COMPLETED", 1), w.exited(0, 1));
+  EXPECT_EQ(st.state, "done");
+  EXPECT_EQ(st.note, "requeued 1x, attempt 2");
+}
+
+TEST(ShardState, CollectReadsTheLatestAttemptFromFilesAlone) {
+  const ShardWitnesses w;
+  EXPECT_NE(missing_reason(w.tally, w.element, w.exited(0))
+                .find("srun returned 0 with points "
+                      "missing"),
+            std::string::npos);
+  EXPECT_EQ(missing_reason(w.tally, w.element, w.exited(0)).find("ended with exit 0"),
+            std::string::npos);
+  EXPECT_NE(missing_reason(w.tally, w.element, w.started(1))
+                .find("started on n2 (attempt 2: requeued 1x) and did not end by itself"),
+            std::string::npos)
+      << missing_reason(w.tally, w.element, w.started(1));
+  EXPECT_NE(missing_reason(w.tally, w.element, w.exited(143, 0, true)).find("drained"),
+            std::string::npos);
+  EXPECT_EQ(missing_reason(w.tally, w.element, w.exited(2)), "ended with exit 2");
+  EXPECT_EQ(missing_reason(w.tally, std::nullopt, std::nullopt), "never submitted");
+}
+
+TEST(ShardIdentity, ReadFromShardManifests) {
+  const auto current = shard_identity(nlohmann::json::parse(
+      R"({"identity":{"config":"c1","build":"b1","device":"H100"},"fingerprint":"f"})"));
+  ASSERT_TRUE(current);
+  EXPECT_EQ(current->config, "c1");
+  EXPECT_EQ(current->build, "b1");
+  EXPECT_EQ(current->device, "H100");
+  // An earlier release: the same parts, from config_text and the environment.
+  const auto earlier = shard_identity(nlohmann::json::parse(
+      R"({"config_text":"experiment: x\n","fingerprint":"f",)"
+      R"("environment":{"git_revision":"b0","cpu_model":"EPYC","gpu":{"present":false}}})"));
+  ASSERT_TRUE(earlier);
+  EXPECT_EQ(earlier->config, identity_of("experiment: x\n").config);
+  EXPECT_EQ(earlier->build, "b0");
+  EXPECT_EQ(earlier->device, "EPYC");
+  EXPECT_FALSE(earlier->from_fingerprint);
+  const auto hashed = shard_identity(nlohmann::json::parse(R"({"fingerprint":"f00"})"));
+  ASSERT_TRUE(hashed);
+  EXPECT_TRUE(hashed->from_fingerprint);
+  EXPECT_FALSE(shard_identity(nlohmann::json::parse(R"({"state":"running"})")));
+}
+
+TEST(ShardIdentity, CollectComparesConfigAndBuildNotDevice) {
+  const std::string text = "experiment: x\n";
+  const std::string config = identity_of(text).config;
+  // Same config and build on two GPU models: not mixed, two devices.
+  auto check = check_identities(
+      {{0, {config, "b1", "H100"}}, {1, {config, "b1", "A100"}}, {2, {config, "b1", "H100"}}},
+      text);
+  EXPECT_FALSE(check.mixed());
+  ASSERT_EQ(check.groups.size(), 1u);
+  EXPECT_TRUE(check.groups[0].submitted_config);
+  EXPECT_EQ(check.devices.size(), 2u);
+  EXPECT_EQ(check.devices["H100"], (std::vector<int>{0, 2}));
+  // Shard 1 ran another build: mixed, and the message names both groups.
+  check = check_identities({{0, {config, "b1", "d"}}, {1, {config, "b2", "d"}}}, text);
+  EXPECT_TRUE(check.mixed());
+  EXPECT_NE(check.describe().find("shard 0: config"), std::string::npos) << check.describe();
+  EXPECT_NE(check.describe().find("shard 1: config"), std::string::npos) << check.describe();
+  EXPECT_NE(check.describe().find("build b2"), std::string::npos) << check.describe();
+  ASSERT_EQ(check.to_json().size(), 2u);
+  EXPECT_EQ(check.to_json()[1]["shards"], nlohmann::json::array({1}));
+  // Every shard ran an edited config.yaml: one group, but not the submitted config.
+  check = check_identities({{0, {"other", "b1", "d"}}, {1, {"other", "b1", "d"}}}, text);
+  EXPECT_TRUE(check.mixed());
+  EXPECT_NE(check.describe().find("shards 0-1: config other (not the submitted config"),
+            std::string::npos)
+      << check.describe();
+  // Earlier releases' fingerprints cannot be compared with the config text: equal ones pass.
+  ShardIdentity old{"f", "f", "", true};
+  EXPECT_FALSE(check_identities({{0, old}, {1, old}}, text).mixed());
 }
 
 }  // namespace

@@ -8,7 +8,7 @@
 #   * configs/smoke.yaml too when it exists (CUDA points are recorded skipped here: no GPU);
 #   * killed: 5 shards with throttle %1 on a cluster with MaxArraySize=3 (so shards 3-4 go
 #     through a shard map); two pending elements are cancelled; collect reports exactly their
-#     points missing (exit 3); `submit --resume` resubmits just those two shards and completes;
+#     points missing (exit 4); `submit --resume` resubmits just those two shards and completes;
 #   * time limit: 2 shards of 3-second points with --time=2: shard 0 gets Slurm's SIGTERM and
 #     drains (exit 143), shard 1 is scancel'ed while running; records stay valid, collect lists
 #     the rest as missing, status says interrupted / killed, and `submit --resume` finishes both,
@@ -72,26 +72,8 @@ trap 'echo "# test_submit.sh: interrupted (or past its ${DEADLINE_S} s deadline)
 T_START=$(t_now)
 
 # ------------------------------------------------------------------ helpers --
+# (array_ids, collect_id, job_ended, wait_collect: tests/slurm/lib.sh)
 
-# Job ids from `runner submit` output: "array job N: ..." lines and "collect job N: ...".
-array_ids() { sed -n 's/^array job \([0-9][0-9]*\):.*/\1/p' <<<"$1"; }
-collect_id() { sed -n 's/^collect job \([0-9][0-9]*\):.*/\1/p' <<<"$1"; }
-
-job_ended() {
-    local s
-    s=$(job_field "$1" JobState)
-    [[ -n $s && ! $s =~ ^(PENDING|RUNNING|CONFIGURING|COMPLETING|SUSPENDED)$ ]]
-}
-
-# wait_collect NAME JOBID SECS: ok/not_ok on the job ending in time.
-wait_collect() {
-    local name=$1 id=$2 secs=$3
-    if [[ -n $id ]] && wait_until "$secs" job_ended "$id"; then
-        ok "$name: collect job $id ended ($(job_field "$id" JobState) $(job_field "$id" ExitCode))"
-    else
-        not_ok "$name: collect job ${id:-?} ended within $secs s" "$(squeue 2>&1)"
-    fi
-}
 
 # Point ids of a CSV column point_id, one per line, sorted (duplicates kept).
 csv_ids() {
@@ -100,7 +82,7 @@ for row in csv.DictReader(open(sys.argv[1], newline="")): print(row["point_id"])
 }
 
 # Point ids `runner CONFIG --dry-run` plans.
-planned_ids() { "$RUNNER" "$1" --dry-run | awk 'length($1) == 16 && $1 ~ /^[0-9a-f]+$/ { print $1 }' | sort; }
+planned_ids() { "$RUNNER" "$1" --dry-run | awk 'length($1) == 17 && $1 ~ /^p[0-9a-f]+$/ { print $1 }' | sort; }
 
 # json FILE EXPR: evaluate a Python expression on the parsed JSON file (as d).
 json() { "$PY" -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
@@ -251,7 +233,7 @@ scancel "${KA[0]}_1" "${KA[1]}_1" || true
 check "the mapped array's map file lists shards 3 and 4" test "$(paste -sd, "$K/slurm/shard_map.part1.txt")" = "3,4"
 wait_collect killed "$KC" 120
 T_KILLED=$(t_since "$t0")
-check "killed: collect job FAILED with exit 3:0 (points missing)" test "$(job_field "$KC" JobState) $(job_field "$KC" ExitCode)" = "FAILED 3:0"
+check "killed: collect job FAILED with exit 4:0 (points missing)" test "$(job_field "$KC" JobState) $(job_field "$KC" ExitCode)" = "FAILED 4:0"
 want_missing=$(json "$K/manifest.json" '",".join(sorted(p["point_id"] for p in d["points"] if p["shard"] in (1, 4)))')
 got_missing=$(json "$K/manifest.json" '",".join(sorted(p["point_id"] for p in d["missing"]))')
 check "killed: manifest lists exactly the points of shards 1 and 4 as missing ($(tr -cd , <<<"$got_missing" | wc -c)+1)" \
@@ -272,7 +254,9 @@ RC=$(collect_id "$out")
 check "resume: resubmits shards 1 and 4 only" grep -q '^resubmitting 2 of 5 shards (1,4)' <<<"$out"
 check "resume: shard 1 as element 1 of a new array, shard 4 through a map" \
     bash -c "grep -qxF -- '#SBATCH --array=1%1' '$K/slurm/shard.resume1.sbatch' && test \"\$(cat '$K/slurm/shard_map.resume1.part1.txt')\" = 4"
-check "resume: shards run with --resume" grep -q -- '--out [^ ]* --resume &$' "$K/slurm/shard.resume1.sbatch"
+check "resume: shards run with --resume" grep -q -- '--out [^ ]* --resume *&$' "$K/slurm/shard.resume1.sbatch"
+check "first submission: shards run with --resume too (a requeued shard keeps its records)" \
+    grep -q -- '--out [^ ]* --resume *&$' "$K/slurm/shard.sbatch"
 wait_collect resume "$RC" 120
 T_RESUME=$(t_since "$t0")
 check "resume: collect job COMPLETED with exit 0:0" test "$(job_field "$RC" JobState) $(job_field "$RC" ExitCode)" = "COMPLETED 0:0"
@@ -316,7 +300,7 @@ T_DRAIN=$(t_since "$t0")
 st0="$(job_field "${DA}_0" JobState) $(job_field "${DA}_0" ExitCode)"
 st1="$(job_field "${DA}_1" JobState) $(job_field "${DA}_1" ExitCode)"
 check "drain: shard 0 ended FAILED 143:0, drained before the limit ($st0)" test "$st0" = "FAILED 143:0"
-check "drain: shard 0 .exit file says exit=143 drained=1" grep -q '^exit=143 .* shard=0 .* drained=1$' "$D/logs/${DA}_0.exit"
+check "drain: shard 0 .exit file says exit=143 drained=1" grep -q '^exit=143 .* shard=0 .* drained=1 restarts=0$' "$D/logs/${DA}_0.exit"
 check "drain: the jobcomp record of shard 0 says FAILED, ExitCode=143:0" \
     bash -c "grep 'ArrayJobId=$DA ArrayTaskId=0 ' '$WORK/log/jobcomp.log' | grep 'JobState=FAILED ' | grep -q 'ExitCode=143:0'"
 check "drain: shard 0 manifest state interrupted" test "$(json "$D/shards/0.manifest.json" 'd["state"]')" = interrupted
@@ -326,19 +310,19 @@ planned0=$(json "$D/manifest.json" 'sum(1 for p in d["points"] if p["shard"] == 
 planned1=$(json "$D/manifest.json" 'sum(1 for p in d["points"] if p["shard"] == 1)')
 check "drain: shard 0 kept $n0 valid records of $planned0 (some, not all)" test "$n0" -gt 0 -a "$n0" -lt "$planned0"
 check "drain: shard 1 kept $n1 valid records of $planned1 (some, not all)" test "$n1" -gt 0 -a "$n1" -lt "$planned1"
-check "drain: collect job FAILED with exit 3:0" test "$(job_field "$DC" JobState) $(job_field "$DC" ExitCode)" = "FAILED 3:0"
+check "drain: collect job FAILED with exit 4:0" test "$(job_field "$DC" JobState) $(job_field "$DC" ExitCode)" = "FAILED 4:0"
 nmiss=$(json "$D/manifest.json" 'len(d["missing"])')
 check "drain: collect lists $nmiss pending points = planned - recorded" test "$nmiss" -eq $((planned0 + planned1 - n0 - n1))
 "$RUNNER" status "$D" >"$WORK/status.drain" 2>&1 || true
 check "drain: status shows shard 0 interrupted at the time limit, shard 1 cancelled" \
     bash -c "grep -q '^0  *interrupted .*drained at the time limit' '$WORK/status.drain' && grep -q '^1  *[a-z]* .*CANCELLED' '$WORK/status.drain'"
-term_at=$(sed -n 's/^\[shard.sbatch\] \([^ ]*\) SIGTERM.*/\1/p' "$D/logs/${DA}_0.out")
-start_at=$(sed -n 's/.* start=\([^ ]*\) .*/\1/p' "$D/logs/${DA}_0.exit")
-end_at=$(sed -n 's/.* end=\([^ ]*\) .*/\1/p' "$D/logs/${DA}_0.exit")
+term_at=$(sed -n 's/^\[shard.sbatch\] \([^ ]*\) SIGTERM.*/\1/p' "$D/logs/${DA}_0.out" | tail -n 1)
+start_at=$(sed -n 's/^exit=.* start=\([^ ]*\) .*/\1/p' "$D/logs/${DA}_0.exit" | tail -n 1)
+end_at=$(sed -n 's/^exit=.* end=\([^ ]*\) .*/\1/p' "$D/logs/${DA}_0.exit" | tail -n 1)
 lead=$(($(date -d "$term_at" +%s) - $(date -d "$start_at" +%s)))
 drain_s=$(($(date -d "$end_at" +%s) - $(date -d "$term_at" +%s)))
 D0_LEFT="SIGTERM ${lead} s after start, runner out ${drain_s} s later: $st0, $n0/$planned0 records, .exit drained=1, shard manifest interrupted"
-D1_LEFT="$st1, $n1/$planned1 records, .exit $(test -e "$D/logs/${DA}_1.exit" && cat "$D/logs/${DA}_1.exit" | grep -o 'exit=[0-9]* .*drained=[01]$' | sed 's/ job=.* drained/ drained/' || echo none), shard manifest $(json "$D/shards/1.manifest.json" 'd["state"]' 2>/dev/null || echo none)"
+D1_LEFT="$st1, $n1/$planned1 records, .exit $(grep -o '^exit=[0-9]* .*drained=[01]' "$D/logs/${DA}_1.exit" 2>/dev/null | sed 's/ job=.* drained/ drained/' || echo none), shard manifest $(json "$D/shards/1.manifest.json" 'd["state"]' 2>/dev/null || echo none)"
 first0=$(head -n 1 "$D/shards/0.jsonl")
 
 t0=$(t_now)

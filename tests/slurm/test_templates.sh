@@ -60,7 +60,7 @@ fields() { grep -o '{{[a-z_]*}}' "$1" | tr -d '{}' | sort -u | paste -sd' '; }
 check "shard.sbatch fields: $(fields "$SHARD_T")" test "$(fields "$SHARD_T")" = \
     "account_line array config constraint_line cpus extra_lines gres_line job_name num_shards out_dir partition_line qos_line runner runner_args shard_map time"
 check "collect.sbatch fields: $(fields "$COLLECT_T")" test "$(fields "$COLLECT_T")" = \
-    "account_line extra_lines job_name out_dir partition_line qos_line runner"
+    "account_line collect_args extra_lines job_name out_dir partition_line qos_line runner"
 undocumented=()
 for f in shard collect; do
     t=$ROOT/jobs/$f.sbatch
@@ -88,14 +88,15 @@ if env_line=$("$CLUSTER" start "$WORK"); then ok "cluster starts"; else
 fi
 eval "$env_line"
 
-# Fake runner: "runner CONFIG --shard I/N --out DIR [--resume]" or
-# "runner collect DIR".  CONFIG holds mode=normal|drain.
+# Fake runner: "runner CONFIG --shard I/N --out DIR --resume [--force-mix]" or
+# "runner collect DIR [--force-mix]".  CONFIG holds mode=normal|drain.
 FAKE=$WORK/fake-runner
 cat >"$FAKE" <<'EOF'
 #!/bin/bash
 set -u
 if [[ $1 == collect ]]; then
     out=$2
+    echo "collect args: ${*:3}" >"$out/collect.args"
     ls "$out"/results/shard-*.txt | sort >"$out/collected.txt"
     date +%s.%N >"$out/collect.time"
     exit 0
@@ -106,7 +107,7 @@ while (($#)); do
     case $1 in
         --shard) shard=$2; shift 2 ;;
         --out) out=$2; shift 2 ;;
-        --resume) args="$args $1"; shift ;;
+        --resume | --force-mix) args="$args $1"; shift ;;
         *) echo "fake runner: unknown arg $1" >&2; exit 2 ;;
     esac
 done
@@ -138,7 +139,7 @@ common=(job_name=tpltest out_dir="$R1" runner="$FAKE"
     extra_lines=$'#SBATCH --comment=templtest\n#SBATCH --nice=0')
 if render "$SHARD_T" "$R1/slurm/shard.sbatch" "${common[@]}" array=0-3%2 time=00:05:00 cpus=1 \
     num_shards=4 config="$R1/config.yaml" runner_args= shard_map= gres_line= constraint_line= &&
-    render "$COLLECT_T" "$R1/slurm/collect.sbatch" "${common[@]}"; then
+    render "$COLLECT_T" "$R1/slurm/collect.sbatch" "${common[@]}" collect_args=; then
     ok "templates render with no field left"
 else
     not_ok "templates render with no field left"
@@ -147,6 +148,8 @@ check "rendered shard.sbatch passes bash -n" bash -n "$R1/slurm/shard.sbatch"
 check "rendered collect.sbatch passes bash -n" bash -n "$R1/slurm/collect.sbatch"
 check "rendered shard.sbatch has all #SBATCH lines before the first command" directives_first "$R1/slurm/shard.sbatch"
 check "rendered collect.sbatch has all #SBATCH lines before the first command" directives_first "$R1/slurm/collect.sbatch"
+check "rendered shard.sbatch appends to its logs (a requeued element keeps its earlier log)" \
+    grep -qxF -- "#SBATCH --open-mode=append" "$R1/slurm/shard.sbatch"
 
 t0=$(t_now)
 # OMP_PLACES preset by the user must survive; OMP_PROC_BIND gets the default.
@@ -177,20 +180,23 @@ shard_ok() {
     local i f
     for i in 0 1 2 3; do
         f=$R1/results/shard-$i.txt
-        grep -qx "shard=$i/4 out=$R1 args= config=$R1/config.yaml" "$f" || return 1
+        grep -qx "shard=$i/4 out=$R1 args=--resume config=$R1/config.yaml" "$f" || return 1
         grep -qx "OMP_NUM_THREADS=1 OMP_PROC_BIND=close OMP_PLACES=threads" "$f" || return 1
         grep -qx "step=0" "$f" || return 1 # ran under srun as step 0
     done
 }
-check "each shard got --shard I/4 --out DIR, OMP vars, ran as srun step 0" shard_ok
+check "each shard got --shard I/4 --out DIR --resume, OMP vars, ran as srun step 0" shard_ok
+check "collect got no extra argument" grep -qx "collect args: " "$R1/collect.args"
 exit_files() {
     local i
     for i in 0 1 2 3; do
-        grep -q "^exit=0 job=[0-9]* array_job=$J task=$i shard=$i num_shards=4 .* drained=0$" "$R1/logs/${J}_$i.exit" || return 1
+        grep -q "^start job=[0-9]* array_job=$J task=$i shard=$i num_shards=4 .* restarts=0$" "$R1/logs/${J}_$i.exit" || return 1
+        grep -q "^exit=0 job=[0-9]* array_job=$J task=$i shard=$i num_shards=4 .* drained=0 restarts=0$" "$R1/logs/${J}_$i.exit" || return 1
+        grep -q "^\[shard.sbatch\] .* shard $i/4 attempt 1 (restarts=0) on " "$R1/logs/${J}_$i.out" || return 1
         [[ -e $R1/logs/${J}_$i.out && -e $R1/logs/${J}_$i.err ]] || return 1
     done
 }
-check "logs/%A_%a.out/.err and .exit (exit=0) written per shard" exit_files
+check "logs/%A_%a.out/.err and .exit (start and exit=0 lines, restarts=0) written per shard" exit_files
 check "collect log written" test -s "$(ls "$R1"/logs/collect_"$C".out 2>/dev/null || echo /nonexistent)"
 states=$(scontrol -o show job "$J" | grep -o 'JobState=[A-Z]*' | sort | uniq -c | awk '{print $1, $2}' | paste -sd,)
 check "all 4 shards COMPLETED ($states)" test "$states" = "4 JobState=COMPLETED"
@@ -202,7 +208,7 @@ echo "mode=drain" >"$R2/config.yaml"
 echo 5 >"$R2/slurm/shard_map.txt"
 render "$SHARD_T" "$R2/slurm/shard.sbatch" job_name=draintest out_dir="$R2" runner="$FAKE" \
     partition_line= account_line= qos_line= extra_lines= array=0 time=1 cpus=2 num_shards=8 \
-    config="$R2/config.yaml" runner_args=--resume shard_map="$R2/slurm/shard_map.txt" gres_line= constraint_line=
+    config="$R2/config.yaml" runner_args=--force-mix shard_map="$R2/slurm/shard_map.txt" gres_line= constraint_line=
 t0=$(t_now)
 D=$(cd "$WORK" && sbatch --parsable "$R2/slurm/shard.sbatch")
 D_el=${D}_0
@@ -218,11 +224,11 @@ st=$(job_field "$D_el" JobState)
 ec=$(job_field "$D_el" ExitCode)
 check "drained shard is FAILED with ExitCode 143:0, not TIMEOUT ($st $ec)" test "$st $ec" = "FAILED 143:0"
 check "runner received SIGTERM and drained" grep -qx drained "$R2/results/shard-5.txt"
-check "array index 0 ran shard 5 of the shard map, with --resume" grep -qx \
-    "shard=5/8 out=$R2 args=--resume config=$R2/config.yaml" "$R2/results/shard-5.txt"
+check "array index 0 ran shard 5 of the shard map, with --resume --force-mix" grep -qx \
+    "shard=5/8 out=$R2 args=--resume --force-mix config=$R2/config.yaml" "$R2/results/shard-5.txt"
 check "cpus=2 gives OMP_NUM_THREADS=2" grep -q "^OMP_NUM_THREADS=2 " "$R2/results/shard-5.txt"
 check "batch log says it forwarded TERM" grep -q 'SIGTERM (time limit near, or scancel): asking the runner to drain' "$R2/logs/${D}_0.out"
-check ".exit file has exit=143 drained=1" grep -q '^exit=143 .* task=0 shard=5 num_shards=8 .* drained=1$' "$R2/logs/${D}_0.exit"
+check ".exit file has exit=143 drained=1" grep -q '^exit=143 .* task=0 shard=5 num_shards=8 .* drained=1 restarts=0$' "$R2/logs/${D}_0.exit"
 lead=$(awk '/^started at/ { s = $3 } /^TERM at/ { t = $3 } END { if (s && t) print t - s }' "$R2/results/shard-5.txt")
 diag "SIGTERM reached the runner ${lead:-?} s after it started (limit 60 s)"
 check "TERM arrived before the time limit" test "${lead:-999}" -lt 60

@@ -101,6 +101,13 @@ TEST_F(CheckResume, ManifestsOfEarlierReleasesCompareTheirFingerprint) {
 TEST_F(CheckResume, AFolderOfASubmittedRunIsResumedWithSubmit) {
   write_manifest({{"slurm", {{"num_shards", 2}}}, {"points", nlohmann::json::array()}});
   EXPECT_NE(refusal(here()).find("runner submit --resume"), std::string::npos);
+  // Once collected it has a fingerprint (from its shards): still not a local run's folder.
+  write_manifest({{"slurm", {{"num_shards", 2}}},
+                  {"points", nlohmann::json::array()},
+                  {"fingerprint", here("H100").fingerprint()}});
+  EXPECT_NE(refusal(here("H100")).find("runner submit --resume"), std::string::npos);
+  EXPECT_NE(refusal(here("H100"), true, /*force_mix=*/true).find("runner submit --resume"),
+            std::string::npos);
 }
 
 }  // namespace
