@@ -4,8 +4,8 @@
 #include <span>
 
 #include "kernels/common/host_array.hpp"
-#include "runner/verification.hpp"
-#include "runner/workload.hpp"
+#include "runner/api/verification.hpp"
+#include "runner/api/workload.hpp"
 
 namespace runner::kernels {
 

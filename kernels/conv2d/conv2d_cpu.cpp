@@ -11,7 +11,7 @@
 
 #include "kernels/common/cpu_workload.hpp"
 #include "kernels/conv2d/conv2d_problem.hpp"
-#include "runner/verification.hpp"
+#include "runner/api/verification.hpp"
 
 namespace runner::kernels::conv2d {
 

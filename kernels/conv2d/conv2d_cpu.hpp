@@ -2,8 +2,8 @@
 // CPU conv2d variants (OpenMP); see conv2d_cpu.cpp.
 #include <memory>
 
-#include "runner/point.hpp"
-#include "runner/workload.hpp"
+#include "runner/api/point.hpp"
+#include "runner/api/workload.hpp"
 
 namespace runner::kernels::conv2d {
 

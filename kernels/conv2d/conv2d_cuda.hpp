@@ -3,8 +3,8 @@
 // compiles in builds without CUDA (RUNNER_CUDA_FACTORY then drops the reference).
 #include <memory>
 
-#include "runner/point.hpp"
-#include "runner/workload.hpp"
+#include "runner/api/point.hpp"
+#include "runner/api/workload.hpp"
 
 namespace runner::kernels::conv2d {
 

@@ -26,8 +26,8 @@
 
 #include "kernels/conv2d/conv2d_cuda.hpp"
 #include "kernels/conv2d/conv2d_cuda_workload.hpp"
-#include "runner/cuda/device_buffer.hpp"
-#include "runner/errors.hpp"
+#include "runner/api/cuda/device_buffer.hpp"
+#include "runner/api/errors.hpp"
 
 namespace runner::kernels::conv2d {
 

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "kernels/common/host_array.hpp"
-#include "runner/point.hpp"
-#include "runner/workload.hpp"
+#include "runner/api/point.hpp"
+#include "runner/api/workload.hpp"
 
 namespace runner::kernels::conv2d {
 

@@ -2,8 +2,8 @@
 
 #include "kernels/common/random_fill.hpp"
 #include "kernels/conv2d/conv2d_problem.hpp"
-#include "runner/dtype.hpp"
-#include "runner/errors.hpp"
+#include "runner/api/dtype.hpp"
+#include "runner/api/errors.hpp"
 
 namespace runner::kernels::conv2d {
 

@@ -3,7 +3,7 @@
 #include "kernels/conv2d/conv2d_cpu.hpp"
 #include "kernels/conv2d/conv2d_cuda.hpp"
 #include "kernels/conv2d/conv2d_problem.hpp"
-#include "runner/registry.hpp"
+#include "runner/api/registry.hpp"
 
 namespace runner::kernels::conv2d {
 

@@ -46,8 +46,8 @@
 #include "kernels/conv2d/conv2d_cuda_workload.hpp"
 #include "kernels/conv2d/conv2d_problem.hpp"
 #include "kernels/conv2d/conv2d_shared_reg.cuh"
-#include "runner/cuda/cuda_workload.hpp"
-#include "runner/errors.hpp"
+#include "runner/api/cuda/cuda_workload.hpp"
+#include "runner/api/errors.hpp"
 
 namespace runner::kernels::conv2d {
 

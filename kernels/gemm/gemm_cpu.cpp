@@ -12,9 +12,9 @@
 #include <algorithm>
 
 #include "kernels/common/cpu_workload.hpp"
-#include "runner/openblas_pool.hpp"
 #include "kernels/gemm/gemm_problem.hpp"
-#include "runner/verification.hpp"
+#include "runner/api/openblas_pool.hpp"
+#include "runner/api/verification.hpp"
 
 extern "C" void openblas_set_num_threads(int num_threads);
 

@@ -2,8 +2,8 @@
 // CPU GEMM variants (OpenMP and OpenBLAS); see gemm_cpu.cpp.
 #include <memory>
 
-#include "runner/point.hpp"
-#include "runner/workload.hpp"
+#include "runner/api/point.hpp"
+#include "runner/api/workload.hpp"
 
 namespace runner::kernels::gemm {
 

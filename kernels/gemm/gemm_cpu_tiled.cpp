@@ -59,7 +59,7 @@
 #include "kernels/common/cpu_workload.hpp"
 #include "kernels/gemm/gemm_cpu.hpp"
 #include "kernels/gemm/gemm_problem.hpp"
-#include "runner/verification.hpp"
+#include "runner/api/verification.hpp"
 
 namespace runner::kernels::gemm {
 

@@ -17,7 +17,7 @@
 
 #include "kernels/gemm/gemm_cuda.hpp"
 #include "kernels/gemm/gemm_cuda_workload.hpp"
-#include "runner/errors.hpp"
+#include "runner/api/errors.hpp"
 
 namespace runner::kernels::gemm {
 

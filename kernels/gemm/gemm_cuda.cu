@@ -16,8 +16,8 @@
 
 #include "kernels/gemm/gemm_cuda.hpp"
 #include "kernels/gemm/gemm_cuda_workload.hpp"
-#include "runner/cuda/cuda_check.hpp"
-#include "runner/errors.hpp"
+#include "runner/api/cuda/cuda_check.hpp"
+#include "runner/api/errors.hpp"
 
 namespace runner::kernels::gemm {
 

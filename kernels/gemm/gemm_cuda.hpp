@@ -4,8 +4,8 @@
 // where RUNNER_CUDA_FACTORY drops the references to these functions.
 #include <memory>
 
-#include "runner/point.hpp"
-#include "runner/workload.hpp"
+#include "runner/api/point.hpp"
+#include "runner/api/workload.hpp"
 
 namespace runner::kernels::gemm {
 

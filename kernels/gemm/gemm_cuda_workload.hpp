@@ -8,9 +8,9 @@
 
 #include "kernels/common/host_array.hpp"
 #include "kernels/gemm/gemm_problem.hpp"
-#include "runner/cuda/cuda_workload.hpp"
-#include "runner/cuda/device_buffer.hpp"
-#include "runner/verification.hpp"
+#include "runner/api/cuda/cuda_workload.hpp"
+#include "runner/api/cuda/device_buffer.hpp"
+#include "runner/api/verification.hpp"
 
 namespace runner::kernels::gemm {
 

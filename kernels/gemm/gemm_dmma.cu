@@ -11,9 +11,9 @@
 #include "kernels/gemm/gemm_cuda.hpp"
 #include "kernels/gemm/gemm_cuda_workload.hpp"
 #include "kernels/gemm/gemm_dmma.cuh"
-#include "runner/cuda/cuda_check.hpp"
-#include "runner/errors.hpp"
-#include "runner/gpu_info.hpp"
+#include "runner/api/cuda/cuda_check.hpp"
+#include "runner/api/errors.hpp"
+#include "runner/api/gpu_info.hpp"
 
 namespace runner::kernels::gemm {
 

@@ -1,9 +1,9 @@
 #include <cblas.h>
 
-#include "runner/openblas_pool.hpp"
 #include "kernels/common/random_fill.hpp"
 #include "kernels/gemm/gemm_problem.hpp"
-#include "runner/dtype.hpp"
+#include "runner/api/dtype.hpp"
+#include "runner/api/openblas_pool.hpp"
 
 namespace runner::kernels::gemm {
 

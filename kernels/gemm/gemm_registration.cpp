@@ -2,7 +2,7 @@
 #include "kernels/gemm/gemm_cpu.hpp"
 #include "kernels/gemm/gemm_cuda.hpp"
 #include "kernels/gemm/gemm_problem.hpp"
-#include "runner/registry.hpp"
+#include "runner/api/registry.hpp"
 
 namespace runner::kernels::gemm {
 

@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "kernels/hello/hello_cuda.hpp"
-#include "runner/cuda/cuda_workload.hpp"
-#include "runner/cuda/device_buffer.hpp"
-#include "runner/errors.hpp"
+#include "runner/api/cuda/cuda_workload.hpp"
+#include "runner/api/cuda/device_buffer.hpp"
+#include "runner/api/errors.hpp"
 
 namespace runner::kernels::hello {
 

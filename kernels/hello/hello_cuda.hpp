@@ -5,8 +5,8 @@
 // A plain C++ header, so that hello_registration.cpp compiles in CPU-only builds too.
 #include <memory>
 
-#include "runner/point.hpp"
-#include "runner/workload.hpp"
+#include "runner/api/point.hpp"
+#include "runner/api/workload.hpp"
 
 namespace runner::kernels::hello {
 

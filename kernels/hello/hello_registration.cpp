@@ -1,7 +1,7 @@
 // The hello kernel: the seed's first CUDA exercise and a smoke test of a GPU node in Slurm jobs.
 #include "kernels/hello/hello_cuda.hpp"
 #include "kernels/hello/hello_problem.hpp"
-#include "runner/registry.hpp"
+#include "runner/api/registry.hpp"
 
 namespace runner::kernels::hello {
 

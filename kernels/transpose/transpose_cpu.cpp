@@ -11,7 +11,7 @@
 
 #include "kernels/common/cpu_workload.hpp"
 #include "kernels/transpose/transpose_problem.hpp"
-#include "runner/verification.hpp"
+#include "runner/api/verification.hpp"
 
 namespace runner::kernels::transpose {
 

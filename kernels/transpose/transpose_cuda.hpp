@@ -4,8 +4,8 @@
 // references to these functions. Every variant handles any m×n (edge tiles are guarded).
 #include <memory>
 
-#include "runner/point.hpp"
-#include "runner/workload.hpp"
+#include "runner/api/point.hpp"
+#include "runner/api/workload.hpp"
 
 namespace runner::kernels::transpose {
 

@@ -13,10 +13,10 @@
 
 #include "kernels/common/host_array.hpp"
 #include "kernels/transpose/transpose_problem.hpp"
-#include "runner/cuda/cuda_workload.hpp"
-#include "runner/cuda/device_buffer.hpp"
-#include "runner/errors.hpp"
-#include "runner/verification.hpp"
+#include "runner/api/cuda/cuda_workload.hpp"
+#include "runner/api/cuda/device_buffer.hpp"
+#include "runner/api/errors.hpp"
+#include "runner/api/verification.hpp"
 
 namespace runner::kernels::transpose {
 

@@ -1,6 +1,6 @@
 #include "kernels/common/random_fill.hpp"
 #include "kernels/transpose/transpose_problem.hpp"
-#include "runner/dtype.hpp"
+#include "runner/api/dtype.hpp"
 
 namespace runner::kernels::transpose {
 

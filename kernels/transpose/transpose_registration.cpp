@@ -2,7 +2,7 @@
 #include "kernels/transpose/transpose_cpu.hpp"
 #include "kernels/transpose/transpose_cuda.hpp"
 #include "kernels/transpose/transpose_problem.hpp"
-#include "runner/registry.hpp"
+#include "runner/api/registry.hpp"
 
 namespace runner::kernels::transpose {
 

@@ -1,4 +1,4 @@
-#include "runner/gpu_info.hpp"
+#include "runner/api/gpu_info.hpp"
 
 namespace runner {
 

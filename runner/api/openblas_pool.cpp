@@ -1,4 +1,4 @@
-#include "runner/openblas_pool.hpp"
+#include "runner/api/openblas_pool.hpp"
 
 #include <cblas.h>
 #include <omp.h>
@@ -9,8 +9,8 @@
 
 #include <fmt/format.h>
 
-#include "runner/errors.hpp"
-#include "runner/host_memory.hpp"
+#include "runner/api/errors.hpp"
+#include "runner/measure/host_memory.hpp"
 
 extern "C" void openblas_set_num_threads(int num_threads);
 

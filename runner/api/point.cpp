@@ -1,4 +1,4 @@
-#include "runner/point.hpp"
+#include "runner/api/point.hpp"
 
 #include <algorithm>
 

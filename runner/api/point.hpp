@@ -3,8 +3,8 @@
 #include <optional>
 #include <string>
 
-#include "runner/axis.hpp"
-#include "runner/dtype.hpp"
+#include "runner/api/axis.hpp"
+#include "runner/api/dtype.hpp"
 
 namespace runner {
 

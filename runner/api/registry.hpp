@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "runner/axis.hpp"
-#include "runner/dtype.hpp"
-#include "runner/measure_mode.hpp"
-#include "runner/point.hpp"
-#include "runner/workload.hpp"
+#include "runner/api/axis.hpp"
+#include "runner/api/dtype.hpp"
+#include "runner/api/measure_mode.hpp"
+#include "runner/api/point.hpp"
+#include "runner/api/workload.hpp"
 
 namespace runner {
 
@@ -93,7 +93,5 @@ struct KernelRegistration {
 #define RUNNER_CUDA_FACTORY(fn) ::runner::WorkloadFactory()
 #endif
 
-// Closest candidate by edit distance, for "did you mean" hints; empty when none is close.
-std::string closest_match(std::string_view word, const std::vector<std::string>& candidates);
 
 }  // namespace runner

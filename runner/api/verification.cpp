@@ -1,4 +1,4 @@
-#include "runner/verification.hpp"
+#include "runner/api/verification.hpp"
 
 #include <omp.h>
 

@@ -4,7 +4,7 @@
 #include <span>
 #include <string>
 
-#include "runner/dtype.hpp"
+#include "runner/api/dtype.hpp"
 
 namespace runner {
 

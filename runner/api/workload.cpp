@@ -1,4 +1,4 @@
-#include "runner/workload.hpp"
+#include "runner/api/workload.hpp"
 
 #include <chrono>
 

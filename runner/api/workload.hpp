@@ -4,8 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runner/measure_mode.hpp"
-#include "runner/verification.hpp"
+#include "runner/api/measure_mode.hpp"
+#include "runner/api/verification.hpp"
 
 namespace runner {
 

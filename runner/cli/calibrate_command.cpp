@@ -2,11 +2,11 @@
 // runs look for them (runner/calibration.hpp).
 #include <fmt/format.h>
 
-#include "runner/calibration.hpp"
+#include "runner/api/gpu_info.hpp"
 #include "runner/cli/commands.hpp"
-#include "runner/environment.hpp"
-#include "runner/gpu_info.hpp"
-#include "runner/results_files.hpp"
+#include "runner/measure/calibration.hpp"
+#include "runner/results/record_files.hpp"
+#include "runner/run/environment.hpp"
 
 namespace runner::cli {
 

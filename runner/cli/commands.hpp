@@ -25,6 +25,12 @@ int calibrate_command(const CalibrateArguments& args);
 // `runner CONFIG`: expands, runs and records a matrix; returns the exit code.
 int run_command(const RunArguments& args);
 
+// `runner validate CONFIG`: checks a config and prints its number of points.
+int validate_command(const std::string& config);
+
+// `runner list`: every kernel and variant, and whether it can run here.
+int list_command();
+
 // `runner report|compare ...`: runs analysis/<script> under the system Python (which has pandas
 // and matplotlib); returns its exit code.
 int exec_analysis(const std::string& script, const std::vector<std::string>& args);

@@ -14,20 +14,21 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
-#include "runner/build_info.hpp"
-#include "runner/calibration.hpp"
+#include "runner/api/gpu_info.hpp"
+#include "runner/api/registry.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/cli/process_setup.hpp"
-#include "runner/config.hpp"
-#include "runner/environment.hpp"
-#include "runner/errors.hpp"
-#include "runner/executor.hpp"
-#include "runner/exit_codes.hpp"
-#include "runner/gpu_info.hpp"
-#include "runner/interrupt.hpp"
-#include "runner/matrix.hpp"
-#include "runner/output_dir.hpp"
-#include "runner/registry.hpp"
+#include "runner/measure/calibration.hpp"
+#include "runner/run/build_info.hpp"
+#include "runner/run/environment.hpp"
+#include "runner/run/exit_codes.hpp"
+#include "runner/run/experiment.hpp"
+#include "runner/run/interrupt.hpp"
+#include "runner/run/output_dir.hpp"
+#include "runner/run/run_errors.hpp"
+#include "runner/spec/config.hpp"
+#include "runner/spec/config_error.hpp"
+#include "runner/spec/matrix.hpp"
 
 namespace runner::cli {
 
@@ -41,97 +42,7 @@ std::string version_text() {
                          : fmt::format("{} for sm {}", build_info::kCudaCompiler, build_info::kCudaArchitectures));
 }
 
-struct ShardSpec {
-  int index = 0, count = 1;
-};
-
-std::optional<ShardSpec> parse_shard(const std::string& text) {
-  ShardSpec s;
-  char slash = 0;
-  std::istringstream in(text);
-  if (!(in >> s.index >> slash >> s.count) || slash != '/' || !in.eof() || s.count < 1 || s.index < 0 ||
-      s.index >= s.count)
-    return std::nullopt;
-  return s;
-}
-
 }  // namespace
-
-int run_command(const RunArguments& args) {
-  const ExperimentSpec spec = load_config(args.config);
-  const std::vector<Point> all_points = expand(spec, Registry::instance());
-  std::vector<Point> points = all_points;
-  std::string stem = "records", shard_label;
-  if (!args.shard.empty()) {
-    const auto s = parse_shard(args.shard);
-    if (!s) throw CLI::ValidationError("--shard", "expected I/N with 0 <= I < N, got '" + args.shard + "'");
-    points = shard(all_points, s->index, s->count, Registry::instance());
-    stem = fmt::format("shards/{}", s->index);
-    shard_label = args.shard;
-  }
-  if (args.dry_run) {
-    for (const auto& p : points) fmt::print("{}  {}{}\n", p.id(), p.key(), p.is_baseline ? "  (baseline)" : "");
-    fmt::print("{} points\n", points.size());
-    return 0;
-  }
-  RunOptions options;
-  if (args.out.empty()) {
-    if (args.resume)
-      throw UsageError("--resume needs --out DIR: the folder of the run to continue");
-    options.out_dir =
-        make_unique_run_dir(std::filesystem::path("results") / spec.experiment, environment().host);
-  } else {
-    options.out_dir = args.out;
-  }
-  // A shard of a submitted run always gets --resume (jobs/shard.sbatch: a requeued shard must
-  // keep its records), so a shard without files yet is the normal first start, not news.
-  if (args.resume && shard_label.empty() && !std::filesystem::exists(options.out_dir / (stem + ".jsonl")))
-    spdlog::warn("--resume: {} holds no records yet; starting afresh", options.out_dir.string());
-  options.stem = stem;
-  options.shard_label = shard_label;
-  options.resume = args.resume;
-  options.force_mix = args.force_mix;
-  options.progress = !args.quiet && isatty(STDERR_FILENO);
-  options.calibration_dir =
-      args.calibration_dir.empty() ? default_calibration_dir() : std::filesystem::path(args.calibration_dir);
-  options.calibrate = !args.no_calibrate;
-  spdlog::info("{}: {} points{} -> {}", spec.experiment, points.size(),
-               shard_label.empty() ? "" : " in shard " + shard_label, options.out_dir.string());
-  return run_experiment(spec, all_points, points, Registry::instance(), options);
-}
-
-int validate_command(const std::string& config) {
-  const ExperimentSpec spec = load_config(config);
-  const std::vector<Point> points = expand(spec, Registry::instance());
-  std::size_t gpu = 0;
-  for (const auto& p : points) {
-    const auto* v = Registry::instance().find(p.kernel)->find_variant(p.variant);
-    if (v->backend == Backend::cuda) ++gpu;
-  }
-  fmt::print("{}: ok, experiment '{}', {} points ({} CUDA, {} CPU)\n", config, spec.experiment, points.size(),
-             gpu, points.size() - gpu);
-  return 0;
-}
-
-int list_command() {
-  const bool have_gpu = gpu_info().present;
-  fmt::print("{:<10} {:<12} {:<5} {:<10} {:<28} {}\n", "kernel", "variant", "on", "available", "axes", "description");
-  for (const auto& k : Registry::instance().kernels()) {
-    for (const auto& v : k.variants) {
-      std::string axes;
-      for (Axis a : k.axes) axes += std::string(axis_name(a)) + " ";
-      for (Axis a : v.axes) axes += std::string(axis_name(a)) + " ";
-      std::string available = "yes";
-      if (!v.factory) available = "no (not built)";
-      else if (v.backend == Backend::cuda && !have_gpu) available = "no (no GPU)";
-      fmt::print("{:<10} {:<12} {:<5} {:<10} {:<28} {}\n", k.name, v.name, backend_name(v.backend), available,
-                 axes, v.description);
-    }
-  }
-  if (!have_gpu) fmt::print("\nGPU: {}\n", gpu_info().absent_reason);
-  else fmt::print("\nGPU: {}\n", gpu_info().name);
-  return 0;
-}
 
 }  // namespace runner::cli
 

@@ -10,7 +10,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "runner/host_memory.hpp"
+#include "runner/measure/host_memory.hpp"
 
 namespace runner::cli {
 

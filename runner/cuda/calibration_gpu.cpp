@@ -14,12 +14,12 @@
 
 #include <fmt/format.h>
 
-#include "runner/cuda/cuda_check.hpp"
-#include "runner/cuda/device_buffer.hpp"
+#include "runner/api/cuda/cuda_check.hpp"
+#include "runner/api/cuda/device_buffer.hpp"
+#include "runner/api/gpu_info.hpp"
 #include "runner/cuda/event_clock.hpp"
-#include "runner/device_monitor.hpp"
-#include "runner/gpu_info.hpp"
-#include "runner/statistics.hpp"
+#include "runner/measure/device_monitor.hpp"
+#include "runner/measure/statistics.hpp"
 
 namespace runner::cuda {
 

@@ -3,10 +3,10 @@
 
 #include <fmt/format.h>
 
-#include "runner/cuda/cuda_check.hpp"
-#include "runner/cuda/cuda_workload.hpp"
-#include "runner/cuda/device_buffer.hpp"
-#include "runner/errors.hpp"
+#include "runner/api/cuda/cuda_check.hpp"
+#include "runner/api/cuda/cuda_workload.hpp"
+#include "runner/api/cuda/device_buffer.hpp"
+#include "runner/api/errors.hpp"
 
 namespace runner::cuda {
 

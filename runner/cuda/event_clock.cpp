@@ -1,6 +1,6 @@
 #include "runner/cuda/event_clock.hpp"
 
-#include "runner/cuda/cuda_check.hpp"
+#include "runner/api/cuda/cuda_check.hpp"
 
 namespace runner::cuda {
 

@@ -4,8 +4,8 @@
 #include <memory>
 #include <optional>
 
+#include "runner/api/workload.hpp"
 #include "runner/cuda/launch_guard.hpp"
-#include "runner/workload.hpp"
 
 namespace runner::cuda {
 

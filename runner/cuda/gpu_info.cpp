@@ -1,6 +1,6 @@
 #include <cuda_runtime.h>
 
-#include "runner/gpu_info.hpp"
+#include "runner/api/gpu_info.hpp"
 
 namespace runner {
 

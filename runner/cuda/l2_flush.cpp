@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
-#include "runner/cuda/cuda_check.hpp"
-#include "runner/cuda/device_buffer.hpp"
-#include "runner/gpu_info.hpp"
+#include "runner/api/cuda/cuda_check.hpp"
+#include "runner/api/cuda/device_buffer.hpp"
+#include "runner/api/gpu_info.hpp"
 
 namespace runner::cuda {
 

@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "runner/cuda/cuda_check.hpp"
+#include "runner/api/cuda/cuda_check.hpp"
 
 namespace runner::cuda {
 

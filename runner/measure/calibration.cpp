@@ -1,4 +1,4 @@
-#include "runner/calibration.hpp"
+#include "runner/measure/calibration.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -15,12 +15,12 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "runner/build_info.hpp"
-#include "runner/calibration_cpu.hpp"
-#include "runner/environment.hpp"
-#include "runner/gpu_info.hpp"
-#include "runner/interrupt.hpp"
-#include "runner/results_files.hpp"
+#include "runner/api/gpu_info.hpp"
+#include "runner/measure/calibration_cpu.hpp"
+#include "runner/results/record_files.hpp"
+#include "runner/run/build_info.hpp"
+#include "runner/run/environment.hpp"
+#include "runner/run/interrupt.hpp"
 #ifdef RUNNER_HAVE_CUDA
 #include "runner/cuda/calibration_gpu.hpp"
 #endif

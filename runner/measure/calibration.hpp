@@ -14,8 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runner/point.hpp"
-#include "runner/registry.hpp"
+#include "runner/api/point.hpp"
+#include "runner/api/registry.hpp"
 
 namespace runner {
 

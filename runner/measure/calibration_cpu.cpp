@@ -1,4 +1,4 @@
-#include "runner/calibration_cpu.hpp"
+#include "runner/measure/calibration_cpu.hpp"
 
 #include <cblas.h>
 #include <omp.h>
@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "runner/openblas_pool.hpp"
+#include "runner/api/openblas_pool.hpp"
 
 extern "C" void openblas_set_num_threads(int num_threads);
 

@@ -1,4 +1,4 @@
-#include "runner/host_memory.hpp"
+#include "runner/measure/host_memory.hpp"
 
 #include <sys/resource.h>
 #include <unistd.h>

@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "runner/device_monitor.hpp"
-#include "runner/gpu_info.hpp"
+#include "runner/api/gpu_info.hpp"
+#include "runner/measure/device_monitor.hpp"
 
 namespace runner {
 

@@ -1,4 +1,4 @@
-#include "runner/profiler_range.hpp"
+#include "runner/measure/profiler_range.hpp"
 
 #ifdef RUNNER_HAVE_CUDA
 #include <nvtx3/nvToolsExt.h>  // header-only (NVTX 3): no library to link

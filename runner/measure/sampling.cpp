@@ -1,4 +1,4 @@
-#include "runner/sampling.hpp"
+#include "runner/measure/sampling.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "runner/interrupt.hpp"
-#include "runner/statistics.hpp"
+#include "runner/measure/statistics.hpp"
+#include "runner/run/interrupt.hpp"
 
 namespace runner {
 

@@ -3,12 +3,12 @@
 #include <string>
 #include <vector>
 
-#include "runner/config.hpp"
-#include "runner/device_monitor.hpp"
-#include "runner/measure_mode.hpp"
-#include "runner/record.hpp"
-#include "runner/statistics.hpp"
-#include "runner/workload.hpp"
+#include "runner/api/measure_mode.hpp"
+#include "runner/api/workload.hpp"
+#include "runner/measure/device_monitor.hpp"
+#include "runner/measure/statistics.hpp"
+#include "runner/results/record.hpp"
+#include "runner/spec/config.hpp"
 
 namespace runner {
 

@@ -1,4 +1,4 @@
-#include "runner/statistics.hpp"
+#include "runner/measure/statistics.hpp"
 
 #include <algorithm>
 #include <cmath>

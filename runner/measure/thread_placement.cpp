@@ -1,4 +1,4 @@
-#include "runner/thread_placement.hpp"
+#include "runner/measure/thread_placement.hpp"
 
 #include <omp.h>
 #include <sched.h>

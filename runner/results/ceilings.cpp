@@ -1,4 +1,4 @@
-#include "runner/ceilings.hpp"
+#include "runner/results/ceilings.hpp"
 
 #include <algorithm>
 

@@ -14,8 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runner/record.hpp"
-#include "runner/registry.hpp"
+#include "runner/api/registry.hpp"
+#include "runner/results/record.hpp"
 
 namespace runner {
 

@@ -1,10 +1,10 @@
-#include "runner/manifest.hpp"
+#include "runner/results/manifest.hpp"
 
 #include <fstream>
 #include <map>
 
-#include "runner/environment.hpp"  // utc_now
-#include "runner/results_files.hpp"
+#include "runner/results/record_files.hpp"
+#include "runner/run/environment.hpp"  // utc_now
 
 namespace runner {
 

@@ -6,10 +6,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runner/config.hpp"
-#include "runner/point.hpp"
-#include "runner/record.hpp"
-#include "runner/resume.hpp"
+#include "runner/api/point.hpp"
+#include "runner/results/record.hpp"
+#include "runner/run/resume.hpp"
+#include "runner/spec/config.hpp"
 
 namespace runner {
 

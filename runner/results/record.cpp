@@ -1,4 +1,4 @@
-#include "runner/record.hpp"
+#include "runner/results/record.hpp"
 
 #include <algorithm>
 #include <set>

@@ -1,4 +1,4 @@
-#include "runner/results_files.hpp"
+#include "runner/results/record_files.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -11,9 +11,9 @@
 
 #include <fmt/format.h>
 
-#include "runner/environment.hpp"
-#include "runner/errors.hpp"
-#include "runner/point.hpp"
+#include "runner/api/point.hpp"
+#include "runner/run/environment.hpp"
+#include "runner/run/run_errors.hpp"
 
 namespace runner {
 

@@ -6,7 +6,8 @@
 #include <string_view>
 #include <vector>
 
-#include "runner/record.hpp"
+#include "runner/results/record.hpp"
+#include "runner/run/run_errors.hpp"
 
 namespace runner {
 

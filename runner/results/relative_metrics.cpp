@@ -1,4 +1,4 @@
-#include "runner/relative_metrics.hpp"
+#include "runner/results/relative_metrics.hpp"
 
 namespace runner {
 

@@ -3,8 +3,8 @@
 #include <string>
 #include <vector>
 
-#include "runner/record.hpp"
-#include "runner/registry.hpp"
+#include "runner/api/registry.hpp"
+#include "runner/results/record.hpp"
 
 namespace runner {
 

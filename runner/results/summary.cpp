@@ -1,4 +1,4 @@
-#include "runner/summary.hpp"
+#include "runner/results/summary.hpp"
 
 #include <map>
 

@@ -2,7 +2,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "runner/record.hpp"
+#include "runner/results/record.hpp"
 
 namespace runner {
 

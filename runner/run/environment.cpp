@@ -1,4 +1,4 @@
-#include "runner/environment.hpp"
+#include "runner/run/environment.hpp"
 
 #include <omp.h>
 #include <sched.h>
@@ -11,9 +11,9 @@
 
 #include <fmt/format.h>
 
-#include "runner/build_info.hpp"
-#include "runner/device_monitor.hpp"
-#include "runner/gpu_info.hpp"
+#include "runner/api/gpu_info.hpp"
+#include "runner/measure/device_monitor.hpp"
+#include "runner/run/build_info.hpp"
 
 namespace runner {
 

@@ -1,4 +1,7 @@
-#include "runner/executor.hpp"
+// The parent's side of a run: claims the folder, starts workers, sends them points one by one,
+// streams their records to disk and ends with valid files whatever happens (runner/run/experiment.hpp).
+#include "runner/run/experiment.hpp"
+#include "runner/run/point_runner.hpp"
 
 #include <omp.h>
 #include <unistd.h>
@@ -13,198 +16,30 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "runner/build_info.hpp"
-#include "runner/calibration.hpp"
-#include "runner/ceilings.hpp"
-#include "runner/device_monitor.hpp"
-#include "runner/environment.hpp"
-#include "runner/errors.hpp"
-#include "runner/exit_codes.hpp"
-#include "runner/gpu_info.hpp"
-#include "runner/host_memory.hpp"
-#include "runner/interrupt.hpp"
-#include "runner/manifest.hpp"
-#include "runner/output_dir.hpp"
-#include "runner/profiler_range.hpp"
-#include "runner/progress.hpp"
-#include "runner/relative_metrics.hpp"
-#include "runner/results_files.hpp"
-#include "runner/resume.hpp"
-#include "runner/sampling.hpp"
-#include "runner/summary.hpp"
-#include "runner/thread_placement.hpp"
-#include "runner/worker_process.hpp"
+#include "runner/api/errors.hpp"
+#include "runner/api/gpu_info.hpp"
+#include "runner/measure/calibration.hpp"
+#include "runner/measure/device_monitor.hpp"
+#include "runner/measure/host_memory.hpp"
+#include "runner/measure/profiler_range.hpp"
+#include "runner/measure/sampling.hpp"
+#include "runner/measure/thread_placement.hpp"
+#include "runner/results/ceilings.hpp"
+#include "runner/results/manifest.hpp"
+#include "runner/results/record_files.hpp"
+#include "runner/results/relative_metrics.hpp"
+#include "runner/results/summary.hpp"
+#include "runner/run/build_info.hpp"
+#include "runner/run/environment.hpp"
+#include "runner/run/exit_codes.hpp"
+#include "runner/run/interrupt.hpp"
+#include "runner/run/output_dir.hpp"
+#include "runner/run/progress.hpp"
+#include "runner/run/resume.hpp"
+#include "runner/run/run_errors.hpp"
+#include "runner/run/worker_process.hpp"
 
 namespace runner {
-
-namespace {
-
-// The problem (inputs and reference) of the points in flight. Points come grouped by problem, so
-// one slot suffices; a new problem frees the old one before allocating (large sizes need it).
-class ProblemCache {
- public:
-  std::shared_ptr<const Problem> get(const KernelInfo& kernel, const Point& point,
-                                     std::uint64_t seed) {
-    const std::string key = point.problem_key();
-    if (key != key_ || !problem_) {
-      problem_.reset();
-      key_.clear();
-      problem_ = kernel.make_problem(point, seed);
-      key_ = key;
-    }
-    return problem_;
-  }
-
- private:
-  std::string key_;
-  std::shared_ptr<const Problem> problem_;
-};
-
-ProblemCache& problem_cache() {
-  static ProblemCache cache;
-  return cache;
-}
-
-// `gpu` is passed in, never read here: the parent process builds records for points that crashed
-// their worker and must not initialise CUDA (a forked child of a CUDA process cannot use CUDA).
-Record base_record(const ExperimentSpec& spec, const Point& p, const VariantInfo* v,
-                   const std::string& gpu) {
-  const Environment& env = environment();
-  Record r;
-  r["experiment"] = spec.experiment;
-  r["point_id"] = p.id();
-  r["kernel"] = p.kernel;
-  r["variant"] = p.variant;
-  r["backend"] = v ? std::string(backend_name(v->backend)) : "";
-  r["dtype"] = p.dtype ? nlohmann::ordered_json(std::string(dtype_name(*p.dtype))) : nullptr;
-  r["m"] = p.size ? nlohmann::ordered_json(p.size->m) : nullptr;
-  r["n"] = p.size ? nlohmann::ordered_json(p.size->n) : nullptr;
-  r["k"] = p.size && p.size->k ? nlohmann::ordered_json(p.size->k) : nullptr;
-  r["block_x"] = p.block ? nlohmann::ordered_json(p.block->x) : nullptr;
-  r["block_y"] = p.block ? nlohmann::ordered_json(p.block->y) : nullptr;
-  r["threads"] = p.threads ? nlohmann::ordered_json(*p.threads) : nullptr;
-  r["status"] = "ok";
-  r["message"] = "";
-  for (const char* key :
-       {"samples", "time_ms_median", "time_ms_min", "time_ms_mean", "time_ms_stddev", "gflops",
-        "gbps", "speedup", "efficiency", "verified", "max_rel_err"})
-    r[key] = nullptr;
-  r["host"] = env.host;
-  r["gpu"] = gpu;
-  r["slurm_job_id"] = env.slurm_array_job_id.empty() ? env.slurm_job_id : env.slurm_array_job_id;
-  r["slurm_array_task_id"] = env.slurm_array_task_id;
-  r["timestamp"] = utc_now();
-  if (p.kernel_size) r["kernel_size"] = *p.kernel_size;
-  if (p.grid) r["grid"] = *p.grid;
-  if (p.print) r["print"] = *p.print;
-  r["is_baseline"] = p.is_baseline;
-  r["seed"] = spec.seed;
-  r["point_key"] = p.key();
-  r["node"] = env.slurm_node.empty() ? env.host : env.slurm_node;
-  return r;
-}
-
-void set_status(Record& r, Status s, const std::string& message) {
-  r["status"] = std::string(status_name(s));
-  r["message"] = message;
-}
-
-}  // namespace
-
-Record run_point(const ExperimentSpec& spec, const Point& point, const Registry& registry) {
-  const KernelInfo* kernel = registry.find(point.kernel);
-  const VariantInfo* variant = kernel ? kernel->find_variant(point.variant) : nullptr;
-  Record r = base_record(spec, point, variant, gpu_info().present ? gpu_info().name : "");
-  if (!variant) {
-    set_status(r, Status::invalid, "unknown kernel or variant in this binary");
-    return r;
-  }
-  if (!variant->factory) {
-    set_status(r, Status::skipped,
-               variant->unavailable_reason.empty() ? "not built" : variant->unavailable_reason);
-    return r;
-  }
-  if (variant->backend == Backend::cuda && !gpu_info().present) {
-    set_status(r, Status::skipped, "no CUDA device: " + gpu_info().absent_reason);
-    return r;
-  }
-  const Environment& env = environment();
-  if (point.threads) {
-    omp_set_num_threads(*point.threads);
-    if (*point.threads > env.cores) {
-      r["oversubscribed"] = true;
-      r["message"] =
-          fmt::format("oversubscribed: {} threads on {} cores", *point.threads, env.cores);
-    }
-  }
-  const double bytes = kernel->bytes ? kernel->bytes(point) : 0.0;
-  // Inputs, a reference in double and the output: about three times the bytes moved.
-  const double host_need = 3.0 * bytes;
-  const HostMemory memory = host_memory_available();
-  auto out_of_memory = [&](const char* how) {
-    return fmt::format(
-        "out of memory: needs about {} of host memory{}, {} available ({})", format_gb(host_need),
-        how, format_gb(static_cast<double>(memory.available_bytes)),
-        memory.limited_by.empty() ? "no limit known" : "limited by " + memory.limited_by);
-  };
-  if (!memory.limited_by.empty() && host_need > static_cast<double>(memory.available_bytes)) {
-    set_status(r, Status::skipped, out_of_memory(""));
-    return r;
-  }
-  const ProfilerRange range("point " + point.id());
-  try {
-    auto problem = problem_cache().get(*kernel, point, spec.seed);
-    auto workload = variant->factory(point, problem);
-    MeasureOptions how;
-    how.mode = spec.measure.value_or(kernel->measure_mode());
-    if (variant->backend == Backend::cuda)
-      how.monitor = gpu_monitor();
-    else
-      r["omp_thread_cpus"] = omp_thread_cpus(point.threads.value_or(1));
-    const Measurement m = measure(*workload, spec.repeat, how);
-    const Verification& v = m.verification;
-    r["verified"] = v.passed;
-    r["max_rel_err"] = v.max_rel_err;
-    r["verify_tolerance"] = v.tolerance;
-    r["reference"] = "cpu-double";
-    // Named: items() refers into the object, and a temporary in a range-for initialiser is
-    // destroyed before the loop runs.
-    const nlohmann::json extra = workload->extra_fields();
-    for (const auto& item : extra.items()) r[item.key()] = item.value();
-    if (!v.passed) {
-      set_status(r, Status::failed, "verification failed: " + v.message);
-      return r;
-    }
-    const SampleStats& s = m.stats;
-    r["samples"] = s.samples;
-    r["time_ms_median"] = s.median;
-    r["time_ms_min"] = s.min;
-    r["time_ms_mean"] = s.mean;
-    r["time_ms_stddev"] = s.stddev;
-    r["time_ms_max"] = s.max;
-    r["time_ms_rsd"] = s.rsd;
-    r["stop_reason"] = m.stop_reason;
-    add_measurement_fields(r, m);
-    const double flops = kernel->flops ? kernel->flops(point) : 0.0;
-    if (flops > 0 && s.median > 0) r["gflops"] = flops / (s.median * 1e6);
-    if (bytes > 0 && s.median > 0) r["gbps"] = bytes / (s.median * 1e6);
-    if (flops > 0 && bytes > 0) r["arith_intensity"] = flops / bytes;
-  } catch (const PointSkipped& e) {
-    set_status(r, Status::skipped, e.what());
-  } catch (const PointInvalid& e) {
-    set_status(r, Status::invalid, e.what());
-  } catch (const std::bad_alloc&) {
-    set_status(r, Status::skipped, out_of_memory(" (an allocation failed)"));
-  } catch (const Interrupted&) {
-    throw;
-  } catch (const WorkerPoisoned& e) {
-    set_status(r, Status::failed, e.what());
-    mark_worker_poisoned();
-  } catch (const std::exception& e) {
-    set_status(r, Status::failed, e.what());
-  }
-  return r;
-}
 
 namespace {
 

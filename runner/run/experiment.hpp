@@ -3,10 +3,11 @@
 #include <string>
 #include <vector>
 
-#include "runner/config.hpp"
-#include "runner/point.hpp"
-#include "runner/record.hpp"
-#include "runner/registry.hpp"
+#include "runner/api/point.hpp"
+#include "runner/api/registry.hpp"
+#include "runner/results/record.hpp"
+#include "runner/run/run_errors.hpp"
+#include "runner/spec/config.hpp"
 
 namespace runner {
 
@@ -22,10 +23,6 @@ struct RunOptions {
   std::filesystem::path calibration_dir = "results/calibration";
   bool calibrate = true;
 };
-
-// Runs one point in the calling process and returns its record (never throws for the point's own
-// failures: they become status failed / skipped / invalid with the reason).
-Record run_point(const ExperimentSpec& spec, const Point& point, const Registry& registry);
 
 // Runs `points` into options.out_dir, each in a worker process (runner/worker_process.hpp) so that
 // a crash, a sticky CUDA error or a hang costs one point; streams records; writes the manifest

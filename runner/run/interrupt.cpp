@@ -1,4 +1,4 @@
-#include "runner/interrupt.hpp"
+#include "runner/run/interrupt.hpp"
 
 #include <signal.h>
 #include <unistd.h>
@@ -7,7 +7,7 @@
 #include <atomic>
 #include <csignal>
 
-#include "runner/exit_codes.hpp"
+#include "runner/run/exit_codes.hpp"
 
 namespace runner {
 

@@ -1,4 +1,4 @@
-#include "runner/output_dir.hpp"
+#include "runner/run/output_dir.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -14,8 +14,8 @@
 
 #include <fmt/format.h>
 
-#include "runner/environment.hpp"
-#include "runner/errors.hpp"
+#include "runner/run/environment.hpp"
+#include "runner/run/run_errors.hpp"
 
 namespace runner {
 

@@ -3,6 +3,8 @@
 #include <string>
 #include <string_view>
 
+#include "runner/run/run_errors.hpp"
+
 namespace runner {
 
 // An exclusive flock(2) on a lock file, held for the object's lifetime: the one owner of a

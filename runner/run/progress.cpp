@@ -1,4 +1,4 @@
-#include "runner/progress.hpp"
+#include "runner/run/progress.hpp"
 
 #include <fmt/format.h>
 

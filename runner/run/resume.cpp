@@ -1,4 +1,4 @@
-#include "runner/resume.hpp"
+#include "runner/run/resume.hpp"
 
 #include <fstream>
 #include <map>
@@ -6,9 +6,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "runner/build_info.hpp"
-#include "runner/errors.hpp"
-#include "runner/output_dir.hpp"
+#include "runner/run/build_info.hpp"
+#include "runner/run/output_dir.hpp"
+#include "runner/run/run_errors.hpp"
 
 namespace runner {
 

@@ -7,8 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runner/point.hpp"
-#include "runner/record.hpp"
+#include "runner/api/point.hpp"
+#include "runner/results/record.hpp"
+#include "runner/run/run_errors.hpp"
 
 namespace runner {
 

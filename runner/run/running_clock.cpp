@@ -1,4 +1,4 @@
-#include "runner/running_clock.hpp"
+#include "runner/run/running_clock.hpp"
 
 #include <algorithm>
 #include <fstream>

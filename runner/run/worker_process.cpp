@@ -1,4 +1,4 @@
-#include "runner/worker_process.hpp"
+#include "runner/run/worker_process.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -15,11 +15,11 @@
 
 #include <fmt/format.h>
 
-#include "runner/environment.hpp"
-#include "runner/errors.hpp"
-#include "runner/executor.hpp"
-#include "runner/interrupt.hpp"
-#include "runner/running_clock.hpp"
+#include "runner/run/environment.hpp"
+#include "runner/run/interrupt.hpp"
+#include "runner/run/point_runner.hpp"
+#include "runner/run/run_errors.hpp"
+#include "runner/run/running_clock.hpp"
 
 namespace runner {
 

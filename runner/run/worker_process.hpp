@@ -7,9 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runner/config.hpp"
-#include "runner/point.hpp"
-#include "runner/registry.hpp"
+#include "runner/api/point.hpp"
+#include "runner/api/registry.hpp"
+#include "runner/spec/config.hpp"
 
 namespace runner {
 

@@ -1,4 +1,4 @@
-#include "runner/slurm/child_process.hpp"
+#include "runner/slurm/child_command.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -48,8 +48,8 @@ int wait_for_exit(pid_t pid) {
 
 }  // namespace
 
-CommandOutput run_command(const std::vector<std::string>& argv, double timeout_s) {
-  if (argv.empty()) throw std::invalid_argument("run_command: empty command");
+CommandOutput run_child_command(const std::vector<std::string>& argv, double timeout_s) {
+  if (argv.empty()) throw std::invalid_argument("run_child_command: empty command");
   Pipe out, err;
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);

@@ -16,7 +16,7 @@ struct CommandOutput {
 // controller is down: after `timeout_s` the command is stopped (SIGTERM, then SIGKILL) and
 // timed_out is set. Throws std::runtime_error when the command cannot be started at all (not on
 // PATH: no Slurm on this machine).
-CommandOutput run_command(const std::vector<std::string>& argv, double timeout_s = 120);
+CommandOutput run_child_command(const std::vector<std::string>& argv, double timeout_s = 120);
 
 // "sbatch --parsable X" as one line for messages and dry runs (words with odd characters quoted).
 std::string command_line(const std::vector<std::string>& argv);

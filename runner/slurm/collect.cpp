@@ -7,19 +7,19 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
-#include "runner/environment.hpp"
-#include "runner/errors.hpp"
-#include "runner/output_dir.hpp"
-#include "runner/registry.hpp"
-#include "runner/relative_metrics.hpp"
-#include "runner/results_files.hpp"
+#include "runner/api/registry.hpp"
+#include "runner/results/record_files.hpp"
+#include "runner/results/relative_metrics.hpp"
+#include "runner/results/summary.hpp"
+#include "runner/run/environment.hpp"
+#include "runner/run/output_dir.hpp"
+#include "runner/run/run_errors.hpp"
 #include "runner/slurm/array_indices.hpp"
 #include "runner/slurm/run_lock.hpp"
 #include "runner/slurm/shard_exit.hpp"
 #include "runner/slurm/shard_results.hpp"
 #include "runner/slurm/shard_state.hpp"
 #include "runner/slurm/slurm_run.hpp"
-#include "runner/summary.hpp"
 
 namespace runner::slurm {
 

@@ -1,7 +1,8 @@
 #pragma once
 #include <filesystem>
 
-#include "runner/exit_codes.hpp"
+#include "runner/run/exit_codes.hpp"
+#include "runner/run/run_errors.hpp"
 
 namespace runner::slurm {
 

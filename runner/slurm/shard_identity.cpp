@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "runner/resume.hpp"
+#include "runner/run/resume.hpp"
 #include "runner/slurm/array_indices.hpp"
 
 namespace runner::slurm {

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "runner/results_files.hpp"
+#include "runner/results/record_files.hpp"
 
 namespace runner::slurm {
 

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runner/record.hpp"
+#include "runner/results/record.hpp"
 #include "runner/slurm/shard_identity.hpp"
 #include "runner/slurm/slurm_run.hpp"
 

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "runner/slurm/array_indices.hpp"
-#include "runner/slurm/child_process.hpp"
+#include "runner/slurm/child_command.hpp"
 
 namespace runner::slurm {
 
@@ -196,7 +196,7 @@ std::string SlurmClient::submit(const std::filesystem::path& script,
   std::vector<std::string> argv = {"sbatch", "--parsable"};
   argv.insert(argv.end(), options.begin(), options.end());
   argv.push_back(script.string());
-  const CommandOutput r = run_command(argv);
+  const CommandOutput r = run_child_command(argv);
   const auto id = parse_sbatch_job_id(r.out);
   if (r.exit_code != 0 || !id) {
     const std::string why = trim(r.err.empty() ? r.out : r.err);
@@ -209,20 +209,20 @@ std::string SlurmClient::submit(const std::filesystem::path& script,
 }
 
 std::optional<ArrayLimits> SlurmClient::array_limits() const {
-  const CommandOutput r = run_command({"scontrol", "show", "config"}, 60);
+  const CommandOutput r = run_child_command({"scontrol", "show", "config"}, 60);
   if (r.exit_code != 0) return std::nullopt;
   return parse_array_limits(r.out);
 }
 
 std::map<int, JobState> SlurmClient::array_states(const std::string& array_job_id) const {
-  const CommandOutput r = run_command({"scontrol", "-o", "show", "job", array_job_id}, 60);
+  const CommandOutput r = run_child_command({"scontrol", "-o", "show", "job", array_job_id}, 60);
   if (r.exit_code == 0) {
     auto states = array_states_from_scontrol(parse_scontrol_records(r.out));
     if (!states.empty()) return states;
   }
   // The controller forgot the job (MinJobAge) or never knew it: ask accounting, which fails
   // quickly ("accounting storage is disabled") where there is none.
-  const CommandOutput a = run_command({"sacct", "-n", "-P", "-X", "-j", array_job_id, "-o",
+  const CommandOutput a = run_child_command({"sacct", "-n", "-P", "-X", "-j", array_job_id, "-o",
                                        "JobID,State,ExitCode,Elapsed,NodeList,Reason"},
                                       60);
   if (a.exit_code != 0) return {};
@@ -230,11 +230,11 @@ std::map<int, JobState> SlurmClient::array_states(const std::string& array_job_i
 }
 
 std::optional<JobState> SlurmClient::job_state(const std::string& job_id) const {
-  const CommandOutput r = run_command({"scontrol", "-o", "show", "job", job_id}, 60);
+  const CommandOutput r = run_child_command({"scontrol", "-o", "show", "job", job_id}, 60);
   if (r.exit_code == 0)
     for (const auto& record : parse_scontrol_records(r.out))
       if (record.count("JobId") && record.at("JobId") == job_id) return state_of(record);
-  const CommandOutput a = run_command({"sacct", "-n", "-P", "-X", "-j", job_id, "-o",
+  const CommandOutput a = run_child_command({"sacct", "-n", "-P", "-X", "-j", job_id, "-o",
                                        "JobID,State,ExitCode,Elapsed,NodeList,Reason"},
                                       60);
   if (a.exit_code != 0) return std::nullopt;

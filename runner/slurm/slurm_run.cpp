@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "runner/point.hpp"
-#include "runner/results_files.hpp"
+#include "runner/api/point.hpp"
+#include "runner/results/record_files.hpp"
 
 namespace runner::slurm {
 

@@ -6,7 +6,7 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
-#include "runner/output_dir.hpp"
+#include "runner/run/output_dir.hpp"
 #include "runner/slurm/array_indices.hpp"
 #include "runner/slurm/shard_exit.hpp"
 #include "runner/slurm/shard_results.hpp"

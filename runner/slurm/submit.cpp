@@ -10,23 +10,23 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
-#include "runner/build_info.hpp"
-#include "runner/config.hpp"
-#include "runner/environment.hpp"
-#include "runner/errors.hpp"
-#include "runner/manifest.hpp"
-#include "runner/matrix.hpp"
-#include "runner/output_dir.hpp"
-#include "runner/registry.hpp"
-#include "runner/results_files.hpp"
+#include "runner/api/registry.hpp"
+#include "runner/results/manifest.hpp"
+#include "runner/results/record_files.hpp"
+#include "runner/run/build_info.hpp"
+#include "runner/run/environment.hpp"
+#include "runner/run/output_dir.hpp"
+#include "runner/run/run_errors.hpp"
 #include "runner/slurm/array_indices.hpp"
 #include "runner/slurm/array_plan.hpp"
-#include "runner/slurm/child_process.hpp"
+#include "runner/slurm/child_command.hpp"
 #include "runner/slurm/run_lock.hpp"
 #include "runner/slurm/sbatch_template.hpp"
 #include "runner/slurm/shard_results.hpp"
 #include "runner/slurm/slurm_client.hpp"
 #include "runner/slurm/slurm_run.hpp"
+#include "runner/spec/config.hpp"
+#include "runner/spec/matrix.hpp"
 
 namespace runner::slurm {
 

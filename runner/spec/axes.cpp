@@ -1,4 +1,4 @@
-#include "runner/axis.hpp"
+#include "runner/api/axis.hpp"
 
 #include <fmt/format.h>
 

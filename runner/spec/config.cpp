@@ -1,4 +1,4 @@
-#include "runner/config.hpp"
+#include "runner/spec/config.hpp"
 
 #include <charconv>
 #include <fstream>
@@ -8,8 +8,9 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
-#include "runner/errors.hpp"
-#include "runner/registry.hpp"
+#include "runner/api/registry.hpp"
+#include "runner/spec/config_error.hpp"
+#include "runner/spec/did_you_mean.hpp"
 
 namespace runner {
 

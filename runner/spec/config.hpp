@@ -9,9 +9,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runner/axis.hpp"
-#include "runner/dtype.hpp"
-#include "runner/measure_mode.hpp"
+#include "runner/api/axis.hpp"
+#include "runner/api/dtype.hpp"
+#include "runner/api/measure_mode.hpp"
+#include "runner/spec/config_error.hpp"
 
 namespace runner {
 

@@ -1,4 +1,4 @@
-#include "runner/errors.hpp"
+#include "runner/spec/config_error.hpp"
 
 #include <string_view>
 

@@ -1,4 +1,4 @@
-#include "runner/matrix.hpp"
+#include "runner/spec/matrix.hpp"
 
 #include <algorithm>
 #include <map>
@@ -8,7 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "runner/errors.hpp"
+#include "runner/spec/config_error.hpp"
+#include "runner/spec/did_you_mean.hpp"
 
 namespace runner {
 

@@ -1,9 +1,10 @@
 #pragma once
 #include <vector>
 
-#include "runner/config.hpp"
-#include "runner/point.hpp"
-#include "runner/registry.hpp"
+#include "runner/api/point.hpp"
+#include "runner/api/registry.hpp"
+#include "runner/spec/config.hpp"
+#include "runner/spec/config_error.hpp"
 
 namespace runner {
 

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "runner/registry.hpp"
+#include "runner/api/registry.hpp"
 #include "tests/cli/child_process.hpp"
 #include "tests/cli/results_dir.hpp"
 #include "tests/unit/temp_dir.hpp"

@@ -40,6 +40,12 @@ int counter() {
 std::string runner_binary() {
   return RUNNER_BINARY;
 }
+std::string runner_with_faults_binary() {
+  return RUNNER_WITH_FAULTS_BINARY;
+}
+std::string runner_binary_for(const SpawnOptions& options) {
+  return options.env.count("RUNNER_FAULT_INJECTION") ? runner_with_faults_binary() : runner_binary();
+}
 std::filesystem::path source_dir() {
   return RUNNER_SOURCE_DIR;
 }
@@ -164,7 +170,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s
 
 ProcessResult run_runner(const std::vector<std::string>& args, double timeout_s,
                          const SpawnOptions& options) {
-  std::vector<std::string> argv = {runner_binary()};
+  std::vector<std::string> argv = {runner_binary_for(options)};
   argv.insert(argv.end(), args.begin(), args.end());
   return run_process(argv, timeout_s, options);
 }

@@ -13,6 +13,9 @@ namespace runner::cli_testing {
 
 // Path of the runner binary under test and of the source tree (compile definitions).
 std::string runner_binary();
+// The test-only binary with the fault-injection kernel (tests/fault_kernel/), enabled by
+// RUNNER_FAULT_INJECTION=1 in its environment.
+std::string runner_with_faults_binary();
 std::filesystem::path source_dir();
 
 struct ProcessResult {
@@ -56,9 +59,12 @@ class ChildProcess {
 ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s = 30,
                           const SpawnOptions& options = {});
 
-// `runner ARGS...`
+// `runner ARGS...`; the binary with the fault kernel when options.env sets
+// RUNNER_FAULT_INJECTION.
 ProcessResult run_runner(const std::vector<std::string>& args, double timeout_s = 30,
                          const SpawnOptions& options = {});
+// The binary a test spawns for these options (see run_runner).
+std::string runner_binary_for(const SpawnOptions& options);
 
 std::vector<std::string> lines_of(const std::string& text);
 

@@ -7,8 +7,8 @@
 
 #include <gtest/gtest.h>
 
-#include "runner/record.hpp"
-#include "runner/registry.hpp"
+#include "runner/api/registry.hpp"
+#include "runner/results/record.hpp"
 #include "tests/cli/child_process.hpp"
 #include "tests/cli/results_dir.hpp"
 #include "tests/unit/temp_dir.hpp"

@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-#include "kernels/fault/fault_workloads.hpp"
+#include "tests/fault_kernel/fault_workloads.hpp"
 
 namespace runner::kernels::fault {
 

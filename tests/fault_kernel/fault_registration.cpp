@@ -3,8 +3,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "kernels/fault/fault_workloads.hpp"
-#include "runner/registry.hpp"
+#include "tests/fault_kernel/fault_workloads.hpp"
+#include "runner/api/registry.hpp"
 
 namespace runner::kernels::fault {
 

@@ -2,8 +2,8 @@
 // Test-only workloads that fail on purpose, to prove that one bad point cannot take a run down.
 #include <memory>
 
-#include "runner/point.hpp"
-#include "runner/workload.hpp"
+#include "runner/api/point.hpp"
+#include "runner/api/workload.hpp"
 
 namespace runner::kernels::fault {
 

@@ -9,10 +9,10 @@
 #include <set>
 #include <string>
 
-#include "runner/config.hpp"
-#include "runner/errors.hpp"
-#include "runner/matrix.hpp"
-#include "runner/registry.hpp"
+#include "runner/api/registry.hpp"
+#include "runner/spec/config.hpp"
+#include "runner/spec/config_error.hpp"
+#include "runner/spec/matrix.hpp"
 
 namespace {
 

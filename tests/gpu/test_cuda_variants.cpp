@@ -6,11 +6,11 @@
 #include <set>
 #include <string>
 
-#include "runner/config.hpp"
-#include "runner/executor.hpp"
-#include "runner/gpu_info.hpp"
-#include "runner/matrix.hpp"
-#include "runner/registry.hpp"
+#include "runner/api/gpu_info.hpp"
+#include "runner/api/registry.hpp"
+#include "runner/run/point_runner.hpp"
+#include "runner/spec/config.hpp"
+#include "runner/spec/matrix.hpp"
 
 namespace runner {
 namespace {

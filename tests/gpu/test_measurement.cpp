@@ -5,13 +5,13 @@
 
 #include <string>
 
-#include "runner/calibration.hpp"
-#include "runner/config.hpp"
-#include "runner/device_monitor.hpp"
-#include "runner/executor.hpp"
-#include "runner/gpu_info.hpp"
-#include "runner/matrix.hpp"
-#include "runner/registry.hpp"
+#include "runner/api/gpu_info.hpp"
+#include "runner/api/registry.hpp"
+#include "runner/measure/calibration.hpp"
+#include "runner/measure/device_monitor.hpp"
+#include "runner/run/point_runner.hpp"
+#include "runner/spec/config.hpp"
+#include "runner/spec/matrix.hpp"
 
 namespace runner {
 namespace {

@@ -44,8 +44,9 @@ SpawnOptions with_faults(SpawnOptions options) {
   return options;
 }
 
-std::vector<std::string> run_argv(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {runner_binary()};
+std::vector<std::string> run_argv(const std::vector<std::string>& args,
+                                  const SpawnOptions& options) {
+  std::vector<std::string> argv = {runner_binary_for(options)};
   argv.insert(argv.end(), args.begin(), args.end());
   // Subcommands take their own options; a run (the default) gets --no-calibrate.
   const bool is_run = !args.empty() && args[0] != "validate" && args[0] != "list" &&
@@ -56,7 +57,7 @@ std::vector<std::string> run_argv(const std::vector<std::string>& args) {
 
 ProcessResult run(const std::vector<std::string>& args, double timeout_s,
                   const SpawnOptions& options) {
-  return run_process(run_argv(args), timeout_s, options);
+  return run_process(run_argv(args, options), timeout_s, options);
 }
 
 std::set<std::string> plan_of(const std::filesystem::path& config, const SpawnOptions& options) {

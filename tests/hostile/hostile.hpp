@@ -32,10 +32,12 @@ inline constexpr std::size_t kQuickPoints = 8;
 extern const char* const kHangsInTheMiddle;
 SpawnOptions with_faults(SpawnOptions options = {});
 
-// `runner ARGS... --no-calibrate` (no ceilings measured: the suite is about files, not figures).
+// `runner ARGS... --no-calibrate` (no ceilings measured: the suite is about files, not figures);
+// the binary with the fault kernel for options made by with_faults().
 ProcessResult run(const std::vector<std::string>& args, double timeout_s = 120,
                   const SpawnOptions& options = {});
-std::vector<std::string> run_argv(const std::vector<std::string>& args);
+std::vector<std::string> run_argv(const std::vector<std::string>& args,
+                                  const SpawnOptions& options = {});
 
 // The point ids of a config, from `runner CONFIG --dry-run`.
 std::set<std::string> plan_of(const std::filesystem::path& config,

@@ -271,7 +271,7 @@ sweeps:
   const auto first = records_in(out / "records.jsonl");
   ASSERT_EQ(first.size(), 3u);
   {
-    ChildProcess child(run_argv({config.string(), "--out", out.string(), "--resume", "-q"}),
+    ChildProcess child(run_argv({config.string(), "--out", out.string(), "--resume", "-q"}, faults),
                        dir.path(), faults);
     // Three lines after the rewrite, the retried abort makes a fourth.
     ASSERT_TRUE(wait_for_records(out / "records.jsonl", 4, child));

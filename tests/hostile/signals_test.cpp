@@ -144,7 +144,7 @@ TEST_P(SignalDuringAHang, TheFirstGivesGraceTheSecondStopsAtOnce) {
   {
     SpawnOptions options = faults;
     options.new_process_group = true;
-    ChildProcess child(run_argv({config.string(), "--out", out.string()}), dir.path(), options);
+    ChildProcess child(run_argv({config.string(), "--out", out.string()}, options), dir.path(), options);
     ASSERT_TRUE(wait_for_records(out / "records.jsonl", 1, child));
     std::this_thread::sleep_for(std::chrono::milliseconds(200));  // host_hang is in flight
     child.signal(first);
@@ -197,7 +197,7 @@ TEST(Signals, AThirdSignalExitsOnTheSpotAndTheFilesStayValid) {
   OrphanWatch orphans;
   ProcessResult r;
   {
-    ChildProcess child(run_argv({config.string(), "--out", out.string()}), dir.path(), faults);
+    ChildProcess child(run_argv({config.string(), "--out", out.string()}, faults), dir.path(), faults);
     ASSERT_TRUE(wait_for_records(out / "records.jsonl", 1, child));
     for (int i = 0; i < 3; ++i) child.signal(SIGINT);
     r = child.wait(10);
@@ -230,7 +230,7 @@ TEST(Signals, SigkillToTheWorkerFailsThatPointOnlyAndResumeRetriesIt) {
   const auto out = dir / "out";
   ProcessResult r;
   {
-    ChildProcess child(run_argv({config.string(), "--out", out.string(), "-q"}), dir.path(),
+    ChildProcess child(run_argv({config.string(), "--out", out.string(), "-q"}, faults), dir.path(),
                        faults);
     ASSERT_TRUE(wait_for_records(out / "records.jsonl", 1, child));
     std::this_thread::sleep_for(std::chrono::milliseconds(200));

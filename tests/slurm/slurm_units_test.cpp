@@ -11,7 +11,7 @@
 
 #include <gtest/gtest.h>
 
-#include "runner/resume.hpp"
+#include "runner/run/resume.hpp"
 
 #include "runner/slurm/array_indices.hpp"
 #include "runner/slurm/array_plan.hpp"

@@ -6,10 +6,10 @@
 
 #include <gtest/gtest.h>
 
-#include "runner/calibration.hpp"
-#include "runner/calibration_cpu.hpp"
-#include "runner/ceilings.hpp"
-#include "runner/results_files.hpp"
+#include "runner/measure/calibration.hpp"
+#include "runner/measure/calibration_cpu.hpp"
+#include "runner/results/ceilings.hpp"
+#include "runner/results/record_files.hpp"
 #include "tests/unit/fake_kernels.hpp"
 #include "tests/unit/temp_dir.hpp"
 

@@ -10,8 +10,8 @@
 
 #include <gtest/gtest.h>
 
-#include "runner/config.hpp"
-#include "runner/errors.hpp"
+#include "runner/spec/config.hpp"
+#include "runner/spec/config_error.hpp"
 #include "tests/unit/fake_kernels.hpp"
 
 namespace runner {

@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "runner/config.hpp"
+#include "runner/spec/config.hpp"
 #include "tests/unit/fake_kernels.hpp"
 
 namespace runner {

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "runner/record.hpp"
+#include "runner/results/record.hpp"
 
 namespace runner {
 namespace {

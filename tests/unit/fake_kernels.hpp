@@ -5,8 +5,8 @@
 // here can run: the factories are only there so the variants count as built.
 #include <string>
 
-#include "runner/config.hpp"
-#include "runner/registry.hpp"
+#include "runner/api/registry.hpp"
+#include "runner/spec/config.hpp"
 
 namespace runner::testing {
 

@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include "runner/errors.hpp"
-#include "runner/matrix.hpp"
+#include "runner/spec/config_error.hpp"
+#include "runner/spec/matrix.hpp"
 #include "tests/unit/fake_kernels.hpp"
 
 namespace runner {

@@ -7,11 +7,11 @@
 
 #include <gtest/gtest.h>
 
-#include "runner/config.hpp"
-#include "runner/errors.hpp"
-#include "runner/executor.hpp"
-#include "runner/matrix.hpp"
-#include "runner/sampling.hpp"
+#include "runner/measure/sampling.hpp"
+#include "runner/run/point_runner.hpp"
+#include "runner/spec/config.hpp"
+#include "runner/spec/config_error.hpp"
+#include "runner/spec/matrix.hpp"
 #include "tests/unit/fake_kernels.hpp"
 #include "tests/unit/scripted_measure.hpp"
 

@@ -1,7 +1,7 @@
 // speedup, efficiency and pct_of_<ceiling>: computed from other records of the same run only.
 #include <gtest/gtest.h>
 
-#include "runner/relative_metrics.hpp"
+#include "runner/results/relative_metrics.hpp"
 #include "tests/unit/fake_kernels.hpp"
 
 namespace runner {

@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include "runner/errors.hpp"
-#include "runner/results_files.hpp"
+#include "runner/results/record_files.hpp"
+#include "runner/run/run_errors.hpp"
 #include "tests/unit/temp_dir.hpp"
 
 namespace runner {

@@ -6,10 +6,10 @@
 
 #include <gtest/gtest.h>
 
-#include "runner/errors.hpp"
-#include "runner/executor.hpp"
-#include "runner/gpu_info.hpp"
-#include "runner/matrix.hpp"
+#include "runner/api/errors.hpp"
+#include "runner/api/gpu_info.hpp"
+#include "runner/run/point_runner.hpp"
+#include "runner/spec/matrix.hpp"
 #include "tests/unit/fake_kernels.hpp"
 
 namespace runner {

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "runner/sampling.hpp"
+#include "runner/measure/sampling.hpp"
 #include "tests/unit/scripted_measure.hpp"
 
 namespace runner {

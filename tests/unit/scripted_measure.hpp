@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "runner/workload.hpp"
+#include "runner/api/workload.hpp"
 
 namespace runner::testing {
 

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "runner/matrix.hpp"
+#include "runner/spec/matrix.hpp"
 #include "tests/unit/fake_kernels.hpp"
 
 namespace runner {

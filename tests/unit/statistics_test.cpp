@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "runner/statistics.hpp"
+#include "runner/measure/statistics.hpp"
 
 namespace runner {
 namespace {

@@ -8,8 +8,8 @@
 
 #include <gtest/gtest.h>
 
-#include "runner/registry.hpp"
-#include "runner/verification.hpp"
+#include "runner/api/registry.hpp"
+#include "runner/api/verification.hpp"
 
 namespace runner {
 namespace {

@@ -5,12 +5,12 @@
 
 #include <memory>
 
-#include "runner/cuda/cuda_check.hpp"
+#include "runner/api/cuda/cuda_check.hpp"
+#include "runner/api/errors.hpp"
+#include "runner/api/point.hpp"
+#include "runner/api/workload.hpp"
 #include "runner/cuda/event_clock.hpp"
 #include "runner/cuda/l2_flush.hpp"
-#include "runner/errors.hpp"
-#include "runner/point.hpp"
-#include "runner/workload.hpp"
 
 namespace runner::cuda {
 

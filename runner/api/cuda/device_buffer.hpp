@@ -5,8 +5,8 @@
 #include <span>
 #include <utility>
 
-#include "runner/cuda/cuda_check.hpp"
-#include "runner/errors.hpp"
+#include "runner/api/cuda/cuda_check.hpp"
+#include "runner/api/errors.hpp"
 
 namespace runner::cuda {
 

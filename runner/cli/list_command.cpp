@@ -1,0 +1,30 @@
+// `runner list`: every kernel and variant of this binary, its axes, and whether it can run here.
+#include <fmt/format.h>
+
+#include "runner/api/gpu_info.hpp"
+#include "runner/api/registry.hpp"
+#include "runner/cli/commands.hpp"
+
+namespace runner::cli {
+
+int list_command() {
+  const bool have_gpu = gpu_info().present;
+  fmt::print("{:<10} {:<12} {:<5} {:<10} {:<28} {}\n", "kernel", "variant", "on", "available", "axes", "description");
+  for (const auto& k : Registry::instance().kernels()) {
+    for (const auto& v : k.variants) {
+      std::string axes;
+      for (Axis a : k.axes) axes += std::string(axis_name(a)) + " ";
+      for (Axis a : v.axes) axes += std::string(axis_name(a)) + " ";
+      std::string available = "yes";
+      if (!v.factory) available = "no (not built)";
+      else if (v.backend == Backend::cuda && !have_gpu) available = "no (no GPU)";
+      fmt::print("{:<10} {:<12} {:<5} {:<10} {:<28} {}\n", k.name, v.name, backend_name(v.backend), available,
+                 axes, v.description);
+    }
+  }
+  if (!have_gpu) fmt::print("\nGPU: {}\n", gpu_info().absent_reason);
+  else fmt::print("\nGPU: {}\n", gpu_info().name);
+  return 0;
+}
+
+}  // namespace runner::cli

@@ -1,0 +1,24 @@
+// `runner validate CONFIG`: reads and expands a config, prints its number of points.
+#include <fmt/format.h>
+
+#include "runner/api/registry.hpp"
+#include "runner/cli/commands.hpp"
+#include "runner/spec/config.hpp"
+#include "runner/spec/matrix.hpp"
+
+namespace runner::cli {
+
+int validate_command(const std::string& config) {
+  const ExperimentSpec spec = load_config(config);
+  const std::vector<Point> points = expand(spec, Registry::instance());
+  std::size_t gpu = 0;
+  for (const auto& p : points) {
+    const auto* v = Registry::instance().find(p.kernel)->find_variant(p.variant);
+    if (v->backend == Backend::cuda) ++gpu;
+  }
+  fmt::print("{}: ok, experiment '{}', {} points ({} CUDA, {} CPU)\n", config, spec.experiment, points.size(),
+             gpu, points.size() - gpu);
+  return 0;
+}
+
+}  // namespace runner::cli

@@ -1,0 +1,24 @@
+#pragma once
+#include <stdexcept>
+#include <string>
+
+namespace runner {
+
+// A mistake in a config: always printed as "FILE:LINE:COL: what is wrong" and exit code 2.
+// line and column are 1-based; 0 means the location is the whole file.
+class ConfigError : public std::runtime_error {
+ public:
+  ConfigError(std::string file, int line, int column, const std::string& what)
+      : std::runtime_error(what), file_(std::move(file)), line_(line), column_(column) {}
+  const std::string& file() const { return file_; }
+  int line() const { return line_; }
+  int column() const { return column_; }
+  // The one-line message users see.
+  std::string located() const;
+
+ private:
+  std::string file_;
+  int line_, column_;
+};
+
+}  // namespace runner
