@@ -1,5 +1,5 @@
 // Error checks of the standalone tuning benchmarks (kernels/<family>/bench/): print where and why,
-// then exit. The runner itself reports errors per point instead (runner/cuda/cuda_check.hpp).
+// then exit. The runner itself reports errors per point instead (runner/api/cuda/cuda_check.hpp).
 #pragma once
 #include <cuda_runtime.h>
 

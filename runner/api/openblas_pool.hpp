@@ -8,8 +8,8 @@ namespace runner {
 // core, so without this every OpenBLAS thread would share that core (measured: 2 threads ran no
 // faster than 1). Call before the first BLAS call of a process that will use several threads:
 // the GEMM kernels' reference and OpenBLAS variant, and the CPU calibration, which a run may do in
-// its pinned worker (runner/calibration.cpp).
-// Under `ulimit -v` the pool gets only the threads whose buffers fit (runner/host_memory.hpp);
+// its pinned worker (runner/measure/calibration.cpp).
+// Under `ulimit -v` the pool gets only the threads whose buffers fit (runner/measure/host_memory.hpp);
 // throws PointSkipped ("out of memory: ...") when not even one BLAS call fits.
 void start_openblas_pool_unpinned();
 

@@ -53,7 +53,7 @@ struct KernelInfo {
   // The variant every other of the same backend is compared with (`pct_of_<name>` column), if any.
   std::string ceiling_variant;
   // How its points are measured when the config has no `measure:` key: cold for memory-bound
-  // kernels, hot for compute-bound ones (runner/measure_mode.hpp). Unset: measure_mode() decides.
+  // kernels, hot for compute-bound ones (runner/api/measure_mode.hpp). Unset: measure_mode() decides.
   std::optional<MeasureMode> default_measure;
   std::vector<VariantInfo> variants;
 

@@ -1,5 +1,5 @@
 // `runner calibrate`: measures the ceilings of this machine's GPU and CPU and stores them where
-// runs look for them (runner/calibration.hpp).
+// runs look for them (runner/measure/calibration.hpp).
 #include <fmt/format.h>
 
 #include "runner/api/gpu_info.hpp"

@@ -18,7 +18,7 @@ struct CalibrateArguments {
   bool gpu_only = false, cpu_only = false;
 };
 
-// `runner calibrate`: measures the ceilings of this machine (runner/calibration.hpp), writes one
+// `runner calibrate`: measures the ceilings of this machine (runner/measure/calibration.hpp), writes one
 // file per device into the calibration folder and prints them; returns the exit code.
 int calibrate_command(const CalibrateArguments& args);
 

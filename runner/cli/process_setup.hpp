@@ -10,7 +10,7 @@ namespace runner::cli {
 //  - OMP_NUM_THREADS that is not a list of thread counts from 1 to 4096 (100000 made libgomp
 //    fail to start its threads) becomes the number of cores, with a warning;
 //  - under `ulimit -v`, OPENBLAS_NUM_THREADS is lowered to the threads whose 128 MiB buffers fit
-//    (runner/host_memory.hpp), with a warning: OpenBLAS starts its pool when it loads, and a
+//    (runner/measure/host_memory.hpp), with a warning: OpenBLAS starts its pool when it loads, and a
 //    thread without room for its buffer spins forever.
 void prepare_process_environment(char** argv);
 

@@ -1,5 +1,5 @@
 #pragma once
-// The GPU ceilings `runner calibrate` measures (runner/calibration.hpp stores them). The kernel
+// The GPU ceilings `runner calibrate` measures (runner/measure/calibration.hpp stores them). The kernel
 // launchers are declared here for runner/cuda/calibration_gpu_kernels.cu; the measurements
 // themselves are host code in runner/cuda/calibration_gpu.cpp. Safe to include in .cu files.
 #include <cuda_runtime.h>

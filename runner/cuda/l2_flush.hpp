@@ -15,7 +15,7 @@ namespace runner::cuda {
 // holds clean lines only, the state Nsight Compute's own cache flush leaves. The buffer is
 // allocated at the first call and kept for the process (points run one at a time); it is never
 // freed, as the CUDA runtime may be gone by the time static destructors run. Throws PointSkipped when the device has no room for
-// it (runner/cuda/device_buffer.hpp).
+// it (runner/api/cuda/device_buffer.hpp).
 void flush_l2(cudaStream_t stream);
 
 // Bytes flush_l2 reads (0 before its first call).

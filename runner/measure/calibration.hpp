@@ -1,6 +1,6 @@
 #pragma once
 // Measured ceilings of the machine a run measures on, the denominators of pct_peak_bw and
-// pct_peak_flops (runner/ceilings.hpp). `runner calibrate` measures them; a run measures those
+// pct_peak_flops (runner/results/ceilings.hpp). `runner calibrate` measures them; a run measures those
 // of its devices once, when none are stored yet. One JSON file per device model, under the
 // calibration folder (results/calibration by default):
 //   gpu-<model>.json          e.g. gpu-nvidia-h100-80gb-hbm3.json

@@ -1,5 +1,5 @@
 #pragma once
-// The measured ceilings of a run (runner/calibration.hpp) applied to its records:
+// The measured ceilings of a run (runner/measure/calibration.hpp) applied to its records:
 //   pct_peak_bw         gbps in % of the measured copy bandwidth: cudaMemcpy device to device for
 //                       CUDA points, the stream-like copy at the point's thread count for CPU ones
 //   pct_peak_flops      gflops in % of the measured arithmetic ceiling of the point's dtype:
@@ -32,7 +32,7 @@ class Ceilings {
   void apply(Record& r, const Registry& registry) const;
 
  private:
-  std::map<std::string, double> gpu_;  // copy_gbps, fp32_fma_gflops, ... (runner/calibration.cpp)
+  std::map<std::string, double> gpu_;  // copy_gbps, fp32_fma_gflops, ... (runner/measure/calibration.cpp)
   double theoretical_bw_gbps_ = 0;
   std::vector<std::pair<int, double>> cpu_copy_gbps_, cpu_sgemm_gflops_, cpu_dgemm_gflops_;
 };

@@ -19,7 +19,7 @@ namespace runner {
 class Manifest {
  public:
   Manifest(std::filesystem::path dir, std::string file_name);
-  // `identity`: what a resume compares (runner/resume.hpp); stored as "identity" and, for readers
+  // `identity`: what a resume compares (runner/run/resume.hpp); stored as "identity" and, for readers
   // of earlier releases, as one hash "fingerprint".
   void describe(const ExperimentSpec& spec, const std::vector<Point>& points,
                 const RunIdentity& identity, const std::string& shard_label,

@@ -12,23 +12,23 @@
 namespace runner {
 
 struct RunOptions {
-  std::filesystem::path out_dir;  // claimed by run_experiment (runner/output_dir.hpp)
+  std::filesystem::path out_dir;  // claimed by run_experiment (runner/run/output_dir.hpp)
   std::string stem = "records";  // file names: <stem>.jsonl, <stem>.csv; "shards/3" for a shard
   std::string shard_label;       // "3/8" when running a shard, for the manifest and messages
   bool resume = false;           // skip points already ok in out_dir
   bool force_mix = false;        // resume even if the config, build or device changed
   bool progress = false;         // live progress line on stderr
-  // Where the measured ceilings are (runner/calibration.hpp); with `calibrate`, those of the run's
+  // Where the measured ceilings are (runner/measure/calibration.hpp); with `calibrate`, those of the run's
   // devices are measured first when missing.
   std::filesystem::path calibration_dir = "results/calibration";
   bool calibrate = true;
 };
 
-// Runs `points` into options.out_dir, each in a worker process (runner/worker_process.hpp) so that
+// Runs `points` into options.out_dir, each in a worker process (runner/run/worker_process.hpp) so that
 // a crash, a sticky CUDA error or a hang costs one point; streams records; writes the manifest
 // (which lists `all_points`, the whole matrix) at start and end. First claims the folder (lock,
-// emptiness, resume checks: runner/output_dir.hpp, runner/resume.hpp) before any work. Returns
-// the exit code (runner/exit_codes.hpp): 0 when no point failed, 1 when any failed, 128 + N when
+// emptiness, resume checks: runner/run/output_dir.hpp, runner/run/resume.hpp) before any work. Returns
+// the exit code (runner/run/exit_codes.hpp): 0 when no point failed, 1 when any failed, 128 + N when
 // stopped by signal N; throws UsageError / Refused when the folder cannot be used.
 int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_points,
                    const std::vector<Point>& points, const Registry& registry,

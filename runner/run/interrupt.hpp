@@ -12,7 +12,7 @@ namespace runner {
 // After the first two the run finishes its files, marks the manifest "interrupted", prints the
 // resume command and exits 128 + the first signal (129 SIGHUP, 130 SIGINT, 131 SIGQUIT, 143
 // SIGTERM). A worker process that receives one of these signals reports it to the parent, which
-// stops the run the same way (runner/worker_process.hpp).
+// stops the run the same way (runner/run/worker_process.hpp).
 void install_interrupt_handlers();
 bool interrupt_requested();
 bool stop_now_requested();  // a second stop signal arrived

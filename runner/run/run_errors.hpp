@@ -15,7 +15,7 @@ class UsageError : public std::runtime_error {
 
 // The run cannot go on here and now, through no fault of a point: the output folder is locked by
 // another runner or cannot be written (full disk, permissions), --resume found results of another
-// config, build or device, no worker process could start. Exit code 3 (runner/exit_codes.hpp).
+// config, build or device, no worker process could start. Exit code 3 (runner/run/exit_codes.hpp).
 class Refused : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;

@@ -23,7 +23,7 @@ namespace runner {
 // A worker never outlives its parent (it is killed when the parent dies, however that happens)
 // and enforces the point's time limit itself too, a few seconds after the parent would: a worker
 // whose parent is stopped or stuck does not compute on without limit. Time a process spends
-// stopped (SIGSTOP, Ctrl-Z) does not count against a time limit (runner/running_clock.hpp).
+// stopped (SIGSTOP, Ctrl-Z) does not count against a time limit (runner/run/running_clock.hpp).
 //
 // Protocol: one JSON object per line on each pipe.
 //   worker → parent  {"hello": {environment}}  once at start
@@ -49,7 +49,7 @@ class WorkerProcess {
     int signal = 0;                 // interrupted: the stop signal the worker reported, if any
   };
   // Sends the point and waits for its record, at most timeout_s of running time (then the worker
-  // is killed). While waiting, a stop request of this process (runner/interrupt.hpp) is forwarded
+  // is killed). While waiting, a stop request of this process (runner/run/interrupt.hpp) is forwarded
   // to the worker as SIGTERM, and the worker abandons the point between samples; after grace_s
   // more, or at once on a second stop signal, it is killed.
   Outcome run(std::size_t index, double timeout_s, double grace_s);

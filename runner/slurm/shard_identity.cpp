@@ -17,7 +17,7 @@ std::string string_at(const nlohmann::json& j, const char* key) {
 }
 
 // The device an earlier release's environment describes: the GPU's name when there is one,
-// else the CPU model (what runner/executor.cpp puts in the identity).
+// else the CPU model (what runner/run/experiment.cpp puts in the identity).
 std::string device_of(const nlohmann::json& environment) {
   if (!environment.is_object()) return "";
   const auto gpu = environment.value("gpu", nlohmann::json());

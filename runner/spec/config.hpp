@@ -40,7 +40,7 @@ struct Sweep {
   Location where;
 };
 
-// `repeat:` — the sampling rule of every point (runner/sampling.hpp, docs/measurement.md).
+// `repeat:` — the sampling rule of every point (runner/measure/sampling.hpp, docs/measurement.md).
 struct SamplingRule {
   int warmup = 2;             // untimed runs before the first sample
   int min_samples = 5;        // always take at least this many

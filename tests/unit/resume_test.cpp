@@ -1,4 +1,4 @@
-// What --resume keeps of a folder, and when it refuses: runner/resume.hpp.
+// What --resume keeps of a folder, and when it refuses: runner/run/resume.hpp.
 #include <gtest/gtest.h>
 
 #include "runner/run/resume.hpp"
