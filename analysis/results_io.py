@@ -22,27 +22,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-# The fixed leading columns of records.csv, in order.
-CORE_COLUMNS = [
-    "experiment", "point_id", "kernel", "variant", "backend", "dtype",
-    "m", "n", "k", "block_x", "block_y", "threads", "status", "message",
-    "samples", "time_ms_median", "time_ms_min", "time_ms_mean",
-    "time_ms_stddev", "gflops", "gbps", "speedup", "efficiency", "verified",
-    "max_rel_err", "host", "gpu", "slurm_job_id", "slurm_array_task_id",
-    "timestamp",
-]
+# The column table: every column of records.csv and records.jsonl, in order, with its type. One
+# file holds it for the runner and for this module (the runner compiles it in; `runner columns`
+# prints it).
+COLUMNS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "runner",
+                            "results", "columns.json")
+with open(COLUMNS_FILE, encoding="utf-8") as _fh:
+    COLUMN_TABLE = json.load(_fh)
 
-# Columns that hold numbers (core and optional extras).  slurm ids are kept as
-# strings: array job ids may look like "1234_5".
-NUMERIC_COLUMNS = [
-    "m", "n", "k", "block_x", "block_y", "threads", "samples",
-    "time_ms_median", "time_ms_min", "time_ms_mean", "time_ms_stddev",
-    "gflops", "gbps", "speedup", "efficiency", "max_rel_err",
-    # optional extras
-    "kernel_size", "time_ms_max", "time_ms_rsd", "h2d_ms", "d2h_ms", "pct_of_copy",
-    "arith_intensity", "pct_peak_bw", "pct_peak_flops", "verify_tolerance", "seed",
-]
-BOOL_COLUMNS = ["verified", "is_baseline", "oversubscribed"]
+# Every column, in order: a record of an older run lacking some still loads (they are added empty).
+CORE_COLUMNS = [c["name"] for c in COLUMN_TABLE]
+# Columns that hold numbers.  Slurm ids are text: array job ids may look like "1234_5".
+NUMERIC_COLUMNS = [c["name"] for c in COLUMN_TABLE if c["type"] in ("integer", "number")]
+BOOL_COLUMNS = [c["name"] for c in COLUMN_TABLE if c["type"] == "boolean"]
 # Categorical columns that are lower-cased and stripped for grouping.
 KEY_COLUMNS = ["kernel", "variant", "backend", "dtype", "status"]
 

@@ -31,6 +31,9 @@ int validate_command(const std::string& config);
 // `runner list`: every kernel and variant, and whether it can run here.
 int list_command();
 
+// `runner columns [--format md|csv|json]`: the column table (runner/results/columns.hpp).
+int columns_command(const std::string& format);
+
 // `runner report|compare ...`: runs analysis/<script> under the system Python (which has pandas
 // and matplotlib); returns its exit code.
 int exec_analysis(const std::string& script, const std::vector<std::string>& args);

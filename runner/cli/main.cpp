@@ -54,7 +54,7 @@ int main(int argc, char** argv) {
 
   // `runner CONFIG ...` is `runner run CONFIG ...`: insert the subcommand when the first word is
   // not one, so CLI11 sees a single grammar.
-  static const std::set<std::string> kCommands = {"run", "validate", "list", "report", "compare",
+  static const std::set<std::string> kCommands = {"run", "validate", "list", "columns", "report", "compare",
                                                   "submit", "status", "collect", "calibrate"};
   std::vector<std::string> words(argv + 1, argv + argc);
   if (!words.empty() && words[0][0] != '-' && !kCommands.count(words[0])) words.insert(words.begin(), "run");
@@ -91,6 +91,12 @@ int main(int argc, char** argv) {
   validate->add_option("config", validate_config, "Experiment config (YAML)")->required();
 
   auto* list = app.add_subcommand("list", "List kernels and variants, and whether each can run here");
+
+  std::string columns_format = "md";
+  auto* columns = app.add_subcommand(
+      "columns", "Print the column table: every field of a record, its type, unit and meaning");
+  columns->add_option("--format", columns_format, "md (default), csv or json")
+      ->check(CLI::IsMember({"md", "csv", "json"}));
 
   std::vector<std::string> report_args;
   auto* report = app.add_subcommand("report", "Write figures and report.md for a results directory");
@@ -129,6 +135,7 @@ int main(int argc, char** argv) {
     }
     if (*validate) return validate_command(validate_config);
     if (*list) return list_command();
+    if (*columns) return columns_command(columns_format);
     if (*report) return exec_analysis("report.py", report_args);
     if (*compare) return exec_analysis("compare.py", compare_args);
     if (const int code = run_slurm_command(app); code >= 0) return code;

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "runner/results/columns.hpp"
+
 namespace runner {
 
 std::string_view status_name(Status s) {
@@ -18,15 +20,14 @@ std::string_view status_name(Status s) {
 }
 
 std::vector<std::string> csv_columns(const std::vector<Record>& records) {
-  std::vector<std::string> columns(kRequiredColumns.begin(), kRequiredColumns.end());
-  std::set<std::string> present;
+  std::vector<std::string> names;
+  for (const auto& c : columns()) names.push_back(c.name);
+  std::set<std::string> unknown;
   for (const auto& r : records)
-    for (const auto& item : r.items()) present.insert(item.key());
-  for (auto c : kRequiredColumns) present.erase(std::string(c));
-  for (auto c : kKnownExtraColumns)
-    if (present.erase(std::string(c))) columns.emplace_back(c);
-  columns.insert(columns.end(), present.begin(), present.end());  // alphabetical
-  return columns;
+    for (const auto& item : r.items())
+      if (!find_column(item.key())) unknown.insert(item.key());
+  names.insert(names.end(), unknown.begin(), unknown.end());  // alphabetical
+  return names;
 }
 
 std::string csv_escape(std::string_view field) {

@@ -4,14 +4,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 
 #include <fmt/format.h>
 
 #include "runner/api/point.hpp"
+#include "runner/results/columns.hpp"
 #include "runner/run/environment.hpp"
 #include "runner/run/run_errors.hpp"
 
@@ -182,6 +183,8 @@ void RecordFiles::index_records() {
 }
 
 void RecordFiles::start_with(std::vector<Record> kept) {
+  // Records of earlier releases keep fields the table no longer has.
+  for (auto& r : kept) r = canonical_record(r, UnknownFields::keep);
   write_file_atomically(jsonl_path(), dump_lines(kept));
   open_jsonl();  // the old descriptor points at the replaced file
   records_ = std::move(kept);
@@ -189,7 +192,8 @@ void RecordFiles::start_with(std::vector<Record> kept) {
   write_file_atomically(csv_path(), to_csv(records_));
 }
 
-void RecordFiles::append(const Record& record) {
+void RecordFiles::append(const Record& made) {
+  const Record record = canonical_record(made, UnknownFields::refuse);
   const std::string line = record.dump() + "\n";
   struct stat st {};
   const off_t before = ::fstat(jsonl_fd_, &st) == 0 ? st.st_size : -1;

@@ -35,7 +35,9 @@ void append_dropped_lines(const std::filesystem::path& file, const std::vector<s
                           std::string_view why);
 
 // The record files of one run (or one shard): `<stem>.jsonl`, appended, flushed and fsynced per
-// point, and `<stem>.csv`, rewritten atomically after each point from the current records. A
+// point, and `<stem>.csv`, rewritten atomically after each point from the current records. Every
+// record is written in the order and with the columns of the column table
+// (runner/results/columns.hpp): append refuses a field the table lacks (std::logic_error). A
 // point has one current record: a later record of the same point (a failed point run again by a
 // resume) supersedes the earlier one; the superseded line stays in the JSONL until compact().
 // A write that fails (full disk, quota) leaves the JSONL as it was before the write and throws

@@ -24,6 +24,7 @@
 #include "runner/measure/sampling.hpp"
 #include "runner/measure/thread_placement.hpp"
 #include "runner/results/ceilings.hpp"
+#include "runner/results/columns.hpp"
 #include "runner/results/manifest.hpp"
 #include "runner/results/record_files.hpp"
 #include "runner/results/relative_metrics.hpp"
@@ -112,7 +113,9 @@ void set_status(Record& r, Status s, const std::string& message) {
   r["message"] = message;
 }
 
-Record run_point(const ExperimentSpec& spec, const Point& point, const Registry& registry) {
+namespace {
+
+Record measure_point(const ExperimentSpec& spec, const Point& point, const Registry& registry) {
   const KernelInfo* kernel = registry.find(point.kernel);
   const VariantInfo* variant = kernel ? kernel->find_variant(point.variant) : nullptr;
   Record r = base_record(spec, point, variant, gpu_info().present ? gpu_info().name : "");
@@ -205,6 +208,22 @@ Record run_point(const ExperimentSpec& spec, const Point& point, const Registry&
     set_status(r, Status::failed, e.what());
   }
   return r;
+}
+
+}  // namespace
+
+Record run_point(const ExperimentSpec& spec, const Point& point, const Registry& registry) {
+  Record r = measure_point(spec, point, registry);
+  try {
+    return canonical_record(r, UnknownFields::refuse);
+  } catch (const std::logic_error& e) {
+    // A workload that reports a field the column table lacks: a bug of the variant, reported on
+    // its point rather than lost in a log.
+    Record failed = base_record(spec, point, nullptr, r.value("gpu", ""));
+    failed["backend"] = r.value("backend", "");
+    set_status(failed, Status::failed, e.what());
+    return canonical_record(failed, UnknownFields::refuse);
+  }
 }
 
 }  // namespace runner

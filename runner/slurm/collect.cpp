@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "runner/api/registry.hpp"
+#include "runner/results/columns.hpp"
 #include "runner/results/record_files.hpp"
 #include "runner/results/relative_metrics.hpp"
 #include "runner/results/summary.hpp"
@@ -60,6 +61,7 @@ int collect_run(const std::filesystem::path& dir, bool force_mix) {
   // Speedup and friends compare a point with its problem's baseline, which may have run in
   // another shard: recompute them over the whole set.
   apply_relative_metrics(results.records, Registry::instance());
+  for (auto& r : results.records) r = canonical_record(r, UnknownFields::keep);
   std::string jsonl;
   for (const auto& r : results.records) jsonl += r.dump() + "\n";
   write_file_atomically(dir / "records.jsonl", jsonl);

@@ -31,6 +31,29 @@ TEST(Cli, Version) {
   EXPECT_EQ(r.err, "");
 }
 
+TEST(Cli, ColumnsPrintsTheTableAndTheReadmeShowsTheSame) {
+  const ProcessResult md = run_runner({"columns"});
+  ASSERT_EQ(md.exit_code, 0) << md.err;
+  const std::string readme = read_text(source_dir() / "README.md");
+  const auto begin = readme.find("<!-- columns:begin");
+  const auto end = readme.find("<!-- columns:end -->");
+  ASSERT_NE(begin, std::string::npos);
+  ASSERT_NE(end, std::string::npos);
+  const auto first = readme.find('\n', begin) + 1;
+  EXPECT_EQ(readme.substr(first, end - first), md.out)
+      << "README.md's column table is stale: run scripts/update-columns-doc";
+  // As JSON: exactly the file analysis/ reads.
+  const ProcessResult json = run_runner({"columns", "--format", "json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_EQ(nlohmann::json::parse(json.out),
+            nlohmann::json::parse(read_text(source_dir() / "runner" / "results" / "columns.json")));
+  const ProcessResult csv = run_runner({"columns", "--format", "csv"});
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_EQ(parse_csv(csv.out).header,
+            (std::vector<std::string>{"name", "type", "unit", "filled_by", "meaning"}));
+  EXPECT_EQ(run_runner({"columns", "--format", "xml"}).exit_code, 2);
+}
+
 TEST(Cli, ListShowsEveryKernelAndVariantOfTheBinary) {
   const ProcessResult r = run_runner({"list"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

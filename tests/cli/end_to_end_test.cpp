@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "runner/api/registry.hpp"
+#include "runner/results/columns.hpp"
 #include "runner/results/record.hpp"
 #include "tests/cli/child_process.hpp"
 #include "tests/cli/results_dir.hpp"
@@ -104,11 +105,11 @@ TEST_P(EndToEnd, CpuVariantsRunVerifiedWithCompleteResults) {
       r.out, std::regex(R"(Time: [0-9.]+ s wall, [0-9.]+ s in points, [0-9.]+ s of it timed)")))
       << r.out;
 
-  // records.csv: the required columns first, in order; one row per point, all ok and verified.
+  // records.csv: exactly the column table, in order; one row per point, all ok and verified.
   const CsvTable csv = parse_csv(read_text(out / "records.csv"));
-  ASSERT_GE(csv.header.size(), kRequiredColumns.size());
-  for (std::size_t i = 0; i < kRequiredColumns.size(); ++i)
-    EXPECT_EQ(csv.header[i], kRequiredColumns[i]);
+  std::vector<std::string> table;
+  for (const auto& c : columns()) table.push_back(c.name);
+  EXPECT_EQ(csv.header, table);
   ASSERT_EQ(csv.rows.size(), expected_ids.size());
   std::set<std::string> csv_ids;
   for (std::size_t row = 0; row < csv.rows.size(); ++row) {
@@ -193,7 +194,7 @@ assert (df[df.is_baseline].speedup == 1.0).all()
 print("pandas ok", len(df))
 )";
   std::string required;
-  for (auto c : kRequiredColumns) required += (required.empty() ? "" : ",") + std::string(c);
+  for (const auto& c : columns()) required += (required.empty() ? "" : ",") + c.name;
   const ProcessResult py = run_process(
       {"/usr/bin/python3", "-c", script, (dir / "out" / "records.csv").string(), required}, 60);
   EXPECT_EQ(py.exit_code, 0) << py.out << py.err;

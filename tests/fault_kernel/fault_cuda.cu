@@ -1,6 +1,6 @@
-#include "tests/fault_kernel/fault_workloads.hpp"
 #include "runner/api/cuda/cuda_workload.hpp"
 #include "runner/api/cuda/device_buffer.hpp"
+#include "tests/fault_kernel/fault_workloads.hpp"
 
 namespace runner::kernels::fault {
 

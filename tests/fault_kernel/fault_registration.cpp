@@ -3,8 +3,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "tests/fault_kernel/fault_workloads.hpp"
 #include "runner/api/registry.hpp"
+#include "tests/fault_kernel/fault_workloads.hpp"
 
 namespace runner::kernels::fault {
 

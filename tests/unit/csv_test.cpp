@@ -1,8 +1,11 @@
 // records.csv: RFC 4180 escaping, cell formats and the column order contract.
 #include <limits>
 
+#include <set>
+
 #include <gtest/gtest.h>
 
+#include "runner/results/columns.hpp"
 #include "runner/results/record.hpp"
 
 namespace runner {
@@ -39,7 +42,15 @@ TEST(CsvCell, ByJsonType) {
   EXPECT_EQ(csv_cell(J::array({1, 2})), "\"[1,2]\"");
 }
 
-TEST(CsvColumns, RequiredFirstThenKnownExtrasThenAlphabetical) {
+std::vector<std::string> table_names() {
+  std::vector<std::string> names;
+  for (const auto& c : columns()) names.push_back(c.name);
+  return names;
+}
+
+TEST(CsvColumns, EveryTableColumnInOrderThenUnknownFieldsAlphabetical) {
+  // One fixed column set for every run: what the records hold does not change the header. Fields
+  // the table lacks come only from records of earlier releases, after it.
   Record a;
   a["zeta"] = 1;
   a["time_ms_rsd"] = 0.1;
@@ -47,28 +58,81 @@ TEST(CsvColumns, RequiredFirstThenKnownExtrasThenAlphabetical) {
   a["alpha"] = 2;
   Record b;
   b["kernel_size"] = 3;
-  b["h2d_ms"] = 0.5;
   b["beta"] = 3;
-  const auto columns = csv_columns({a, b});
-  ASSERT_EQ(columns.size(), kRequiredColumns.size() + 6);
-  for (std::size_t i = 0; i < kRequiredColumns.size(); ++i)
-    EXPECT_EQ(columns[i], kRequiredColumns[i]) << i;
-  const std::vector<std::string> tail(columns.begin() + static_cast<long>(kRequiredColumns.size()),
-                                      columns.end());
-  EXPECT_EQ(tail, (std::vector<std::string>{"kernel_size", "time_ms_rsd", "h2d_ms", "alpha", "beta",
-                                            "zeta"}));
+  std::vector<std::string> expected = table_names();
+  for (const char* extra : {"alpha", "beta", "zeta"}) expected.emplace_back(extra);
+  EXPECT_EQ(csv_columns({a, b}), expected);
+  EXPECT_EQ(csv_columns({}), table_names());
 }
 
-TEST(CsvColumns, TheRequiredColumnsAreTheContract) {
+TEST(CsvColumns, TheFirstColumnsAreTheContract) {
   // analysis/ and users' spreadsheets read these names in this order.
   // clang-format off
-  const std::vector<std::string_view> expected = {
+  const std::vector<std::string> expected = {
       "experiment", "point_id", "kernel", "variant", "backend", "dtype", "m", "n", "k",
       "block_x", "block_y", "threads", "status", "message", "samples", "time_ms_median",
       "time_ms_min", "time_ms_mean", "time_ms_stddev", "gflops", "gbps", "speedup", "efficiency",
       "verified", "max_rel_err", "host", "gpu", "slurm_job_id", "slurm_array_task_id", "timestamp"};
   // clang-format on
-  EXPECT_EQ(kRequiredColumns, expected);
+  const auto names = table_names();
+  ASSERT_GE(names.size(), expected.size());
+  EXPECT_EQ(std::vector<std::string>(names.begin(), names.begin() + static_cast<long>(expected.size())),
+            expected);
+}
+
+TEST(ColumnTable, EveryColumnHasATypeAMeaningAndWhoFillsIt) {
+  std::set<std::string> names;
+  for (const auto& c : columns()) {
+    EXPECT_TRUE(names.insert(c.name).second) << c.name;
+    EXPECT_FALSE(c.meaning.empty()) << c.name;
+    EXPECT_FALSE(c.filled_by.empty()) << c.name;
+    EXPECT_EQ(find_column(c.name), &c);
+  }
+  EXPECT_EQ(find_column("no_such_column"), nullptr);
+}
+
+TEST(CanonicalRecord, EveryColumnInTableOrderNullWhereNotSet) {
+  Record r;
+  r["status"] = "ok";
+  r["kernel"] = "gemm";
+  r["m"] = 64;
+  const Record c = canonical_record(r, UnknownFields::refuse);
+  std::vector<std::string> keys;
+  for (const auto& item : c.items()) keys.push_back(item.key());
+  EXPECT_EQ(keys, table_names());
+  EXPECT_EQ(c["kernel"], "gemm");
+  EXPECT_EQ(c["m"], 64);
+  EXPECT_TRUE(c["gflops"].is_null());
+}
+
+TEST(CanonicalRecord, AFieldTheTableLacksIsRefusedOrKept) {
+  Record r;
+  r["kernel"] = "gemm";
+  r["tile_shape"] = "128x128";
+  try {
+    canonical_record(r, UnknownFields::refuse);
+    ADD_FAILURE() << "no exception";
+  } catch (const std::logic_error& e) {
+    EXPECT_NE(std::string(e.what()).find("record field 'tile_shape' is not in the column table"),
+              std::string::npos)
+        << e.what();
+  }
+  // Records of an earlier release keep what they had.
+  const Record kept = canonical_record(r, UnknownFields::keep);
+  EXPECT_EQ(kept.back(), "128x128");
+  EXPECT_EQ((--kept.end()).key(), "tile_shape");
+}
+
+TEST(CanonicalRecord, AValueOfTheWrongTypeIsRefused) {
+  for (const auto& [column, value] : std::vector<std::pair<std::string, Record>>{
+           {"m", "64"}, {"gflops", "fast"}, {"verified", 1}, {"kernel", 3}, {"samples", 2.5}}) {
+    Record r;
+    r[column] = value;
+    EXPECT_THROW(canonical_record(r, UnknownFields::keep), std::logic_error) << column;
+  }
+  Record fine;
+  fine["gflops"] = 3;  // an integer is a number
+  EXPECT_NO_THROW(canonical_record(fine, UnknownFields::refuse));
 }
 
 TEST(ToCsv, HeaderAndRowsWithCrlf) {
@@ -80,12 +144,13 @@ TEST(ToCsv, HeaderAndRowsWithCrlf) {
   r["extra_note"] = "x";
   const std::string csv = to_csv({r});
   std::string header;
-  for (auto c : kRequiredColumns) header += std::string(header.empty() ? "" : ",") + std::string(c);
+  for (const auto& c : table_names()) header += (header.empty() ? "" : ",") + c;
   header += ",extra_note\r\n";
   ASSERT_TRUE(csv.starts_with(header)) << csv;
   // kernel is column 3, m column 7, message column 14; everything else empty.
   const std::string row = csv.substr(header.size());
-  EXPECT_EQ(row, ",,gemm,,,,64,,,,,,,\"failed: a, \"\"b\"\"\nc\",,,,,,,,,,,,,,,,,x\r\n");
+  EXPECT_EQ(row, ",,gemm,,,,64,,,,,,,\"failed: a, \"\"b\"\"\nc\"" +
+                     std::string(table_names().size() - 13, ',') + "x\r\n");
 }
 
 TEST(ToCsv, NoRecordsIsJustTheHeader) {

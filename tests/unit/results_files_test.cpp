@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "runner/results/columns.hpp"
 #include "runner/results/record_files.hpp"
 #include "runner/run/run_errors.hpp"
 #include "tests/unit/temp_dir.hpp"
@@ -130,13 +131,14 @@ TEST(ReadJsonl, AMissingFileHasNoRecords) {
   EXPECT_TRUE(warnings.empty());
 }
 
+// A record as the files hold it: every column of the table, in order.
 Record numbered(int i) {
   Record r;
   r["point_id"] = "p" + std::to_string(i);
   r["kernel"] = "gemm";
   r["message"] = i % 2 ? "odd, with \"quotes\"" : "";
   r["status"] = "ok";
-  return r;
+  return canonical_record(r, UnknownFields::refuse);
 }
 
 TEST(RecordFiles, AppendWritesJsonlLinesAndRewritesTheCsv) {
@@ -171,6 +173,18 @@ Record with_status(int i, const char* status) {
   Record r = numbered(i);
   r["status"] = status;
   return r;
+}
+
+TEST(RecordFiles, AFieldTheColumnTableLacksIsNeverWritten) {
+  TempDir dir;
+  RecordFiles files(dir.path(), "records");
+  Record r = numbered(1);
+  r["my_new_field"] = 1;
+  EXPECT_THROW(files.append(r), std::logic_error);
+  EXPECT_EQ(read_file(dir / "records.jsonl"), "");
+  // Kept records of an earlier release keep such fields.
+  files.start_with({r});
+  EXPECT_EQ(read_jsonl(dir / "records.jsonl", nullptr).at(0)["my_new_field"], 1);
 }
 
 TEST(RecordFiles, ALaterRecordOfAPointSupersedesTheEarlierOne) {

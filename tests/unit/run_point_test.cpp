@@ -8,6 +8,7 @@
 
 #include "runner/api/errors.hpp"
 #include "runner/api/gpu_info.hpp"
+#include "runner/results/columns.hpp"
 #include "runner/run/point_runner.hpp"
 #include "runner/spec/matrix.hpp"
 #include "tests/unit/fake_kernels.hpp"
@@ -86,15 +87,16 @@ TEST_P(GemmCpuVariant, OddSizeIsVerifiedAndTimed) {
 INSTANTIATE_TEST_SUITE_P(RunPoint, GemmCpuVariant,
                          ::testing::Values("omp_serial", "omp_naive", "omp_blocked", "omp_tiled", "openblas"));
 
-TEST(RunPoint, RecordKeysStartWithTheRequiredColumnsInOrder) {
+TEST(RunPoint, RecordKeysAreTheColumnTableInOrder) {
   const auto points = expand(tiny_gemm_spec(), Registry::instance());
   const Record r = run_point(tiny_gemm_spec(), points.at(0), Registry::instance());
   auto it = r.begin();
-  for (auto column : kRequiredColumns) {
+  for (const auto& column : columns()) {
     ASSERT_NE(it, r.end());
-    EXPECT_EQ(it.key(), column);
+    EXPECT_EQ(it.key(), column.name);
     ++it;
   }
+  EXPECT_EQ(it, r.end());
 }
 
 TEST(RunPoint, ASizeBeyondHostMemoryIsSkippedWithTheReason) {
