@@ -16,6 +16,7 @@ inline constexpr std::array<Axis, 9> kAllAxes = {Axis::kernel,  Axis::variant,  
                                                  Axis::dtype,   Axis::block,       Axis::threads,
                                                  Axis::kernel_size, Axis::grid, Axis::print};
 
+// Names as configs write them; each axis is described once, in runner/spec/axes.cpp.
 std::string_view axis_name(Axis a);
 std::optional<Axis> parse_axis(std::string_view s);
 

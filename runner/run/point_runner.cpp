@@ -1,6 +1,7 @@
 // The worker's side of a point: builds its problem (cached across the points that share it), its
 // workload, measures it and turns the measurement into a record (runner/run/point_runner.hpp).
 #include "runner/run/point_runner.hpp"
+#include "runner/spec/axes.hpp"
 
 #include <omp.h>
 #include <unistd.h>
@@ -77,34 +78,20 @@ Record base_record(const ExperimentSpec& spec, const Point& p, const VariantInfo
   Record r;
   r["experiment"] = spec.experiment;
   r["point_id"] = p.id();
-  r["kernel"] = p.kernel;
-  r["variant"] = p.variant;
+  axis_columns(r, p);  // kernel, variant, dtype, m, n, k, block_x, block_y, threads, ...
   r["backend"] = v ? std::string(backend_name(v->backend)) : "";
-  r["dtype"] = p.dtype ? nlohmann::ordered_json(std::string(dtype_name(*p.dtype))) : nullptr;
-  r["m"] = p.size ? nlohmann::ordered_json(p.size->m) : nullptr;
-  r["n"] = p.size ? nlohmann::ordered_json(p.size->n) : nullptr;
-  r["k"] = p.size && p.size->k ? nlohmann::ordered_json(p.size->k) : nullptr;
-  r["block_x"] = p.block ? nlohmann::ordered_json(p.block->x) : nullptr;
-  r["block_y"] = p.block ? nlohmann::ordered_json(p.block->y) : nullptr;
-  r["threads"] = p.threads ? nlohmann::ordered_json(*p.threads) : nullptr;
   r["status"] = "ok";
   r["message"] = "";
-  for (const char* key :
-       {"samples", "time_ms_median", "time_ms_min", "time_ms_mean", "time_ms_stddev", "gflops",
-        "gbps", "speedup", "efficiency", "verified", "max_rel_err"})
-    r[key] = nullptr;
   r["host"] = env.host;
   r["gpu"] = gpu;
   r["slurm_job_id"] = env.slurm_array_job_id.empty() ? env.slurm_job_id : env.slurm_array_job_id;
   r["slurm_array_task_id"] = env.slurm_array_task_id;
   r["timestamp"] = utc_now();
-  if (p.kernel_size) r["kernel_size"] = *p.kernel_size;
-  if (p.grid) r["grid"] = *p.grid;
-  if (p.print) r["print"] = *p.print;
   r["is_baseline"] = p.is_baseline;
   r["seed"] = spec.seed;
   r["point_key"] = p.key();
   r["node"] = env.slurm_node.empty() ? env.host : env.slurm_node;
+  // Every other column stays empty until the point is measured (canonical_record adds them).
   return r;
 }
 

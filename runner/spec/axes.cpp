@@ -1,28 +1,314 @@
-#include "runner/api/axis.hpp"
+#include "runner/spec/axes.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <stdexcept>
+#include <thread>
 
 #include <fmt/format.h>
 
 namespace runner {
 
-std::string_view axis_name(Axis a) {
-  switch (a) {
-    case Axis::kernel: return "kernel";
-    case Axis::variant: return "variant";
-    case Axis::size: return "size";
-    case Axis::dtype: return "dtype";
-    case Axis::block: return "block";
-    case Axis::threads: return "threads";
-    case Axis::kernel_size: return "kernel_size";
-    case Axis::grid: return "grid";
-    case Axis::print: return "print";
+namespace {
+
+// The largest extent, thread count and block side a config may ask for: far beyond any machine,
+// small enough that byte counts stay exact.
+constexpr std::int64_t kMaxExtent = std::int64_t{1} << 40;
+constexpr std::int64_t kMaxThreads = 4096;
+constexpr int kMaxBlockSide = 1 << 20;
+
+int default_threads() {
+  const unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : static_cast<int>(n);
+}
+
+ProblemSize parse_size(const YamlReader& read, const YAML::Node& n) {
+  if (n.IsScalar()) {
+    const std::int64_t v = read.integer_in(n, "size", 1, kMaxExtent);
+    return {v, v, v};
   }
-  return "?";
+  if (n.IsMap()) {
+    ProblemSize s;
+    read.for_each_key(
+        n, "size", [&](const std::string& key, const YAML::Node& k, const YAML::Node& v) {
+          const std::int64_t x = read.integer_in(v, "size." + key, 1, kMaxExtent);
+          if (key == "m")
+            s.m = x;
+          else if (key == "n")
+            s.n = x;
+          else if (key == "k")
+            s.k = x;
+          else
+            read.fail(k, fmt::format("unknown size dimension '{}' (expected m, n, k)", key));
+        });
+    if (s.m == 0 || s.n == 0) read.fail(n, "size needs at least m and n");
+    return s;
+  }
+  read.fail(n, "size must be a number (square) or {m: M, n: N, k: K}");
+}
+
+BlockShape parse_block(const YamlReader& read, const YAML::Node& n) {
+  BlockShape b;
+  if (n.IsSequence()) {
+    if (n.size() < 1 || n.size() > 2) read.fail(n, "block must be [x] or [x, y]");
+    b.x = static_cast<int>(read.integer_in(n[0], "block x", 1, kMaxBlockSide));
+    if (n.size() == 2) b.y = static_cast<int>(read.integer_in(n[1], "block y", 1, kMaxBlockSide));
+    return b;
+  }
+  if (n.IsScalar()) {
+    // "32x8", or a single number (a 1-D block)
+    const std::string s = n.Scalar();
+    const auto x = s.find('x');
+    if (x == std::string::npos) {
+      b.x = static_cast<int>(read.integer_in(n, "block", 1, kMaxBlockSide));
+      return b;
+    }
+    auto side = [&](std::string_view part) {
+      int v = 0;
+      const auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
+      if (ec != std::errc() || ptr != part.data() + part.size() || v < 1 || v > kMaxBlockSide)
+        read.fail(n, fmt::format("block must look like [32, 8] or 32x8, got '{}'", s));
+      return v;
+    };
+    b.x = side(std::string_view(s).substr(0, x));
+    b.y = side(std::string_view(s).substr(x + 1));
+    return b;
+  }
+  read.fail(n, "block must be [x, y]");
+}
+
+// An axis whose point field is std::optional<Field> and whose config values are Value.
+template <typename Field, typename Value>
+void typed_storage(AxisDescriptor& d, std::optional<Field> Point::*field) {
+  d.assign = [field](Point& p, const AxisValue& v) {
+    p.*field = static_cast<Field>(std::get<Value>(v));
+  };
+  d.value_of = [field](const Point& p) -> std::optional<AxisValue> {
+    if (!(p.*field)) return std::nullopt;
+    return AxisValue(static_cast<Value>(*(p.*field)));
+  };
+  d.matches = [field](const Point& p, const AxisValue& v) {
+    return (p.*field).has_value() && static_cast<Value>(*(p.*field)) == std::get<Value>(v);
+  };
+}
+
+// An integer axis stored as one integer column of the same name.
+AxisDescriptor integer_axis(Axis axis, std::string_view name, auto Point::*field, std::int64_t lo,
+                            std::int64_t hi, std::int64_t fallback, int key_rank) {
+  AxisDescriptor d;
+  d.axis = axis;
+  d.name = name;
+  d.parse = [name, lo, hi](const YamlReader& read, const YAML::Node& n) -> AxisValue {
+    return read.integer_in(n, name, lo, hi);
+  };
+  d.builtin_default = [fallback] { return AxisValue(fallback); };
+  using Field = typename std::remove_reference_t<decltype(Point{}.*field)>::value_type;
+  typed_storage<Field, std::int64_t>(d, field);
+  d.key_rank = key_rank;
+  d.to_record = [field, name](Record& r, const Point& p) {
+    r[std::string(name)] = (p.*field) ? Record(*(p.*field)) : Record(nullptr);
+  };
+  return d;
+}
+
+std::vector<AxisDescriptor> make_table() {
+  std::vector<AxisDescriptor> t;
+
+  AxisDescriptor kernel;
+  kernel.axis = Axis::kernel;
+  kernel.name = "kernel";
+  kernel.parse = [](const YamlReader& read, const YAML::Node& n) -> AxisValue {
+    const std::string s = read.scalar(n, "kernel");
+    if (s.empty()) read.fail(n, "kernel must not be empty");
+    return s;
+  };
+  kernel.assign = [](Point& p, const AxisValue& v) { p.kernel = std::get<std::string>(v); };
+  kernel.value_of = [](const Point& p) -> std::optional<AxisValue> { return p.kernel; };
+  kernel.matches = [](const Point& p, const AxisValue& v) {
+    return p.kernel == std::get<std::string>(v);
+  };
+  kernel.to_record = [](Record& r, const Point& p) { r["kernel"] = p.kernel; };
+  t.push_back(kernel);
+
+  AxisDescriptor variant = kernel;
+  variant.axis = Axis::variant;
+  variant.name = "variant";
+  variant.parse = [](const YamlReader& read, const YAML::Node& n) -> AxisValue {
+    const std::string s = read.scalar(n, "variant");
+    if (s.empty()) read.fail(n, "variant must not be empty");
+    return s;
+  };
+  variant.assign = [](Point& p, const AxisValue& v) { p.variant = std::get<std::string>(v); };
+  variant.value_of = [](const Point& p) -> std::optional<AxisValue> { return p.variant; };
+  variant.matches = [](const Point& p, const AxisValue& v) {
+    return p.variant == std::get<std::string>(v);
+  };
+  variant.to_record = [](Record& r, const Point& p) { r["variant"] = p.variant; };
+  t.push_back(variant);
+
+  AxisDescriptor size;
+  size.axis = Axis::size;
+  size.name = "size";
+  size.parse = [](const YamlReader& read, const YAML::Node& n) -> AxisValue {
+    return parse_size(read, n);
+  };
+  typed_storage<ProblemSize, ProblemSize>(size, &Point::size);
+  // 2-D problems have no k: a size written with one (or a square N) matches on m and n.
+  size.matches = [](const Point& p, const AxisValue& v) {
+    if (!p.size) return false;
+    const auto& s = std::get<ProblemSize>(v);
+    return p.size->m == s.m && p.size->n == s.n && (p.size->k == 0 || p.size->k == s.k);
+  };
+  size.key_rank = 1;
+  size.defines_problem = true;
+  size.to_record = [](Record& r, const Point& p) {
+    r["m"] = p.size ? Record(p.size->m) : Record(nullptr);
+    r["n"] = p.size ? Record(p.size->n) : Record(nullptr);
+    r["k"] = p.size && p.size->k ? Record(p.size->k) : Record(nullptr);
+  };
+  t.push_back(size);
+
+  AxisDescriptor dtype;
+  dtype.axis = Axis::dtype;
+  dtype.name = "dtype";
+  dtype.parse = [](const YamlReader& read, const YAML::Node& n) -> AxisValue {
+    const std::string s = read.scalar(n, "dtype");
+    const auto d = parse_dtype(s);
+    if (!d) read.fail(n, fmt::format("unknown dtype '{}' (expected float or double)", s));
+    return *d;
+  };
+  dtype.builtin_default = [] { return AxisValue(Dtype::f32); };
+  typed_storage<Dtype, Dtype>(dtype, &Point::dtype);
+  dtype.key_rank = 0;
+  dtype.defines_problem = true;
+  dtype.to_record = [](Record& r, const Point& p) {
+    r["dtype"] = p.dtype ? Record(std::string(dtype_name(*p.dtype))) : Record(nullptr);
+  };
+  t.push_back(dtype);
+
+  AxisDescriptor block;
+  block.axis = Axis::block;
+  block.name = "block";
+  block.parse = [](const YamlReader& read, const YAML::Node& n) -> AxisValue {
+    return parse_block(read, n);
+  };
+  // [32, 8] is one block; [[32, 8], [16, 16]] and ["32x8", "16x16"] are lists of blocks.
+  block.sequence_is_one_value = [](const YAML::Node& n) {
+    return n.size() > 0 && n[0].IsScalar() && n[0].Scalar().find('x') == std::string::npos;
+  };
+  block.builtin_default = [] { return AxisValue(BlockShape{16, 16}); };
+  typed_storage<BlockShape, BlockShape>(block, &Point::block);
+  block.key_rank = 3;
+  block.to_record = [](Record& r, const Point& p) {
+    r["block_x"] = p.block ? Record(p.block->x) : Record(nullptr);
+    r["block_y"] = p.block ? Record(p.block->y) : Record(nullptr);
+  };
+  t.push_back(block);
+
+  t.push_back(integer_axis(Axis::threads, "threads", &Point::threads, 1, kMaxThreads,
+                           default_threads(), 5));
+
+  AxisDescriptor kernel_size =
+      integer_axis(Axis::kernel_size, "kernel_size", &Point::kernel_size, 1, 31, 3, 2);
+  kernel_size.parse = [](const YamlReader& read, const YAML::Node& n) -> AxisValue {
+    const std::int64_t k = read.integer_in(n, "kernel_size", 1, 31);
+    if (k % 2 == 0) read.fail(n, fmt::format("kernel_size must be odd, got {}", k));
+    return k;
+  };
+  kernel_size.defines_problem = true;
+  t.push_back(kernel_size);
+
+  t.push_back(integer_axis(Axis::grid, "grid", &Point::grid, 0, std::int64_t{1} << 31, 0, 4));
+
+  AxisDescriptor print;
+  print.axis = Axis::print;
+  print.name = "print";
+  print.parse = [](const YamlReader& read, const YAML::Node& n) -> AxisValue {
+    return read.boolean(n, "print");
+  };
+  print.builtin_default = [] { return AxisValue(false); };
+  typed_storage<bool, bool>(print, &Point::print);
+  print.key_rank = 6;
+  print.to_record = [](Record& r, const Point& p) {
+    r["print"] = p.print ? Record(*p.print) : Record(nullptr);
+  };
+  t.push_back(print);
+
+  for (std::size_t i = 0; i < t.size(); ++i)
+    if (static_cast<std::size_t>(t[i].axis) != i)
+      throw std::logic_error("runner/spec/axes.cpp: the table must follow the Axis enum");
+  return t;
+}
+
+// The descriptors with a place in the key, in key order.
+const std::vector<const AxisDescriptor*>& in_key_order() {
+  static const std::vector<const AxisDescriptor*> order = [] {
+    std::vector<const AxisDescriptor*> v;
+    for (const auto& d : axis_descriptors())
+      if (d.key_rank >= 0) v.push_back(&d);
+    std::sort(v.begin(), v.end(),
+              [](const auto* a, const auto* b) { return a->key_rank < b->key_rank; });
+    return v;
+  }();
+  return order;
+}
+
+}  // namespace
+
+std::string to_string(const AxisValue& v) {
+  struct Visitor {
+    std::string operator()(const std::string& s) const { return s; }
+    std::string operator()(std::int64_t i) const { return std::to_string(i); }
+    std::string operator()(const ProblemSize& s) const { return runner::to_string(s); }
+    std::string operator()(const BlockShape& b) const { return runner::to_string(b); }
+    std::string operator()(Dtype d) const { return std::string(dtype_name(d)); }
+    std::string operator()(bool b) const { return b ? "true" : "false"; }
+  };
+  return std::visit(Visitor{}, v);
+}
+
+const std::vector<AxisDescriptor>& axis_descriptors() {
+  static const std::vector<AxisDescriptor> table = make_table();
+  return table;
+}
+
+const AxisDescriptor& describe(Axis a) {
+  return axis_descriptors().at(static_cast<std::size_t>(a));
+}
+
+void axis_columns(Record& r, const Point& p) {
+  for (const auto& d : axis_descriptors()) d.to_record(r, p);
+}
+
+// The names of runner/api/axis.hpp, from the table.
+std::string_view axis_name(Axis a) {
+  return describe(a).name;
 }
 
 std::optional<Axis> parse_axis(std::string_view s) {
-  for (Axis a : kAllAxes)
-    if (axis_name(a) == s) return a;
+  for (const auto& d : axis_descriptors())
+    if (d.name == s) return d.axis;
   return std::nullopt;
+}
+
+// Point's key, id and problem key (runner/api/point.hpp) are spelled by the axis table.
+std::string Point::key() const {
+  std::string s = fmt::format("{}/{}", kernel, variant);
+  for (const auto* d : in_key_order())
+    if (const auto v = d->value_of(*this)) s += fmt::format(" {}={}", d->name, to_string(*v));
+  return s;
+}
+
+std::string Point::problem_key() const {
+  std::string s = kernel;
+  for (const auto* d : in_key_order())
+    if (d->defines_problem)
+      if (const auto v = d->value_of(*this)) s += fmt::format(" {}={}", d->name, to_string(*v));
+  return s;
+}
+
+std::string Point::id() const {
+  return fmt::format("p{:016x}", fnv1a64(key()));
 }
 
 std::string to_string(const ProblemSize& s) {
@@ -30,6 +316,8 @@ std::string to_string(const ProblemSize& s) {
   return fmt::format("{}x{}x{}", s.m, s.n, s.k);
 }
 
-std::string to_string(const BlockShape& b) { return fmt::format("{}x{}", b.x, b.y); }
+std::string to_string(const BlockShape& b) {
+  return fmt::format("{}x{}", b.x, b.y);
+}
 
 }  // namespace runner

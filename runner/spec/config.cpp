@@ -9,22 +9,12 @@
 #include <yaml-cpp/yaml.h>
 
 #include "runner/api/registry.hpp"
+#include "runner/spec/axes.hpp"
 #include "runner/spec/config_error.hpp"
 #include "runner/spec/did_you_mean.hpp"
+#include "runner/spec/yaml_reader.hpp"
 
 namespace runner {
-
-std::string to_string(const AxisValue& v) {
-  struct Visitor {
-    std::string operator()(const std::string& s) const { return s; }
-    std::string operator()(std::int64_t i) const { return std::to_string(i); }
-    std::string operator()(const ProblemSize& s) const { return runner::to_string(s); }
-    std::string operator()(const BlockShape& b) const { return runner::to_string(b); }
-    std::string operator()(Dtype d) const { return std::string(dtype_name(d)); }
-    std::string operator()(bool b) const { return b ? "true" : "false"; }
-  };
-  return std::visit(Visitor{}, v);
-}
 
 namespace {
 
@@ -35,7 +25,6 @@ constexpr std::size_t kMaxNodes = 100000;
 // A config is a few levels deep; an alias used inside its own anchor (`a: &a [*a]`) is a cycle
 // that a recursive walk would follow until the stack overflows.
 constexpr int kMaxDepth = 64;
-constexpr std::int64_t kMaxExtent = std::int64_t{1} << 40;
 constexpr std::int64_t kMaxThreads = 4096;
 
 const std::vector<std::string> kTopLevelKeys = {"experiment", "description", "repeat",  "baseline",
@@ -126,179 +115,37 @@ std::optional<Location> tab_in_indentation(const std::string& s, int line) {
   return std::nullopt;
 }
 
-class ConfigParser {
+class ConfigParser : public YamlReader {
  public:
-  explicit ConfigParser(std::string file) : file_(std::move(file)) {}
+  explicit ConfigParser(std::string file) : YamlReader(std::move(file)) {}
+  using YamlReader::fail;
 
-  [[noreturn]] void fail(Location at, const std::string& what) const {
-    throw ConfigError(file_, at.line, at.column, what);
-  }
-  static Location where(const YAML::Node& n) {
-    const YAML::Mark m = n.Mark();
-    if (m.is_null()) return {};
-    return {m.line + 1, m.column + 1};
-  }
-  [[noreturn]] void fail(const YAML::Node& n, const std::string& what) const { fail(where(n), what); }
-
-  // Iterates a mapping, refusing duplicate keys (yaml-cpp keeps both silently).
-  template <typename Fn>
-  void for_each_key(const YAML::Node& map, std::string_view what, Fn&& fn) {
-    if (!map.IsMap()) fail(map, fmt::format("{} must be a mapping (key: value)", what));
-    std::set<std::string> seen;
-    for (const auto& kv : map) {
-      if (!kv.first.IsScalar()) fail(kv.first, fmt::format("keys of {} must be names", what));
-      const std::string key = kv.first.Scalar();
-      if (!seen.insert(key).second) fail(kv.first, fmt::format("duplicate key '{}' in {}", key, what));
-      // yaml-cpp places an empty value at the next token, often on a later line: point at the key.
-      if (kv.second.IsNull()) fail(kv.first, fmt::format("'{}' in {} has no value", key, what));
-      fn(key, kv.first, kv.second);
-    }
-  }
-
-  std::string scalar(const YAML::Node& n, std::string_view what) const {
-    if (!n.IsScalar()) fail(n, fmt::format("{} must be a single value", what));
-    return n.Scalar();
-  }
-
-  std::int64_t integer(const YAML::Node& n, std::string_view what) const {
-    const std::string s = scalar(n, what);
-    std::int64_t v = 0;
-    const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec == std::errc::result_out_of_range)
-      fail(n, fmt::format("{} '{}' is out of range", what, s));
-    if (ec != std::errc() || ptr != s.data() + s.size())
-      fail(n, fmt::format("{} must be an integer, got '{}'", what, s));
-    return v;
-  }
-
-  std::int64_t integer_in(const YAML::Node& n, std::string_view what, std::int64_t lo,
-                          std::int64_t hi) const {
-    const std::int64_t v = integer(n, what);
-    if (v < lo || v > hi) fail(n, fmt::format("{} must be in [{}, {}], got {}", what, lo, hi, v));
-    return v;
-  }
-
-  double number(const YAML::Node& n, std::string_view what, double lo, double hi) const {
-    const std::string s = scalar(n, what);
-    double v = 0;
-    const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(v))
-      fail(n, fmt::format("{} must be a number, got '{}'", what, s));
-    if (v < lo || v > hi) fail(n, fmt::format("{} must be in [{}, {}], got {}", what, lo, hi, s));
-    return v;
-  }
-
-  bool boolean(const YAML::Node& n, std::string_view what) const {
-    const std::string s = scalar(n, what);
-    if (s == "true" || s == "yes" || s == "on") return true;
-    if (s == "false" || s == "no" || s == "off") return false;
-    fail(n, fmt::format("{} must be true or false, got '{}'", what, s));
-  }
-
-  ProblemSize size(const YAML::Node& n) {
-    if (n.IsScalar()) {
-      const std::int64_t v = integer_in(n, "size", 1, kMaxExtent);
-      return {v, v, v};
-    }
-    if (n.IsMap()) {
-      ProblemSize s;
-      for_each_key(n, "size", [&](const std::string& key, const YAML::Node& k, const YAML::Node& v) {
-        const std::int64_t x = integer_in(v, "size." + key, 1, kMaxExtent);
-        if (key == "m") s.m = x;
-        else if (key == "n") s.n = x;
-        else if (key == "k") s.k = x;
-        else fail(k, fmt::format("unknown size dimension '{}' (expected m, n, k)", key));
-      });
-      if (s.m == 0 || s.n == 0) fail(n, "size needs at least m and n");
-      return s;
-    }
-    fail(n, "size must be a number (square) or {m: M, n: N, k: K}");
-  }
-
-  BlockShape block(const YAML::Node& n) {
-    BlockShape b;
-    if (n.IsSequence()) {
-      if (n.size() < 1 || n.size() > 2) fail(n, "block must be [x] or [x, y]");
-      b.x = static_cast<int>(integer_in(n[0], "block x", 1, 1 << 20));
-      if (n.size() == 2) b.y = static_cast<int>(integer_in(n[1], "block y", 1, 1 << 20));
-      return b;
-    }
-    if (n.IsScalar()) {
-      // "32x8" or a single number (a 1-D block)
-      const std::string s = n.Scalar();
-      const auto x = s.find('x');
-      if (x == std::string::npos) {
-        b.x = static_cast<int>(integer_in(n, "block", 1, 1 << 20));
-        return b;
-      }
-      auto parse = [&](std::string_view part) {
-        int v = 0;
-        const auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
-        if (ec != std::errc() || ptr != part.data() + part.size() || v < 1 || v > (1 << 20))
-          fail(n, fmt::format("block must look like [32, 8] or 32x8, got '{}'", s));
-        return v;
-      };
-      b.x = parse(std::string_view(s).substr(0, x));
-      b.y = parse(std::string_view(s).substr(x + 1));
-      return b;
-    }
-    fail(n, "block must be [x, y]");
-  }
-
-  LocatedValue value(Axis axis, const YAML::Node& n) {
-    LocatedValue lv{std::string{}, where(n)};
-    switch (axis) {
-      case Axis::kernel:
-      case Axis::variant: {
-        const std::string s = scalar(n, axis_name(axis));
-        if (s.empty()) fail(n, fmt::format("{} must not be empty", axis_name(axis)));
-        lv.value = s;
-        break;
-      }
-      case Axis::size: lv.value = size(n); break;
-      case Axis::dtype: {
-        const std::string s = scalar(n, "dtype");
-        const auto d = parse_dtype(s);
-        if (!d) fail(n, fmt::format("unknown dtype '{}' (expected float or double)", s));
-        lv.value = *d;
-        break;
-      }
-      case Axis::block: lv.value = block(n); break;
-      case Axis::threads: lv.value = integer_in(n, "threads", 1, kMaxThreads); break;
-      case Axis::kernel_size: {
-        const std::int64_t k = integer_in(n, "kernel_size", 1, 31);
-        if (k % 2 == 0) fail(n, fmt::format("kernel_size must be odd, got {}", k));
-        lv.value = k;
-        break;
-      }
-      case Axis::grid: lv.value = integer_in(n, "grid", 0, std::int64_t{1} << 31); break;
-      case Axis::print: lv.value = boolean(n, "print"); break;
-    }
-    return lv;
+  // One value of an axis, with where it was written.
+  LocatedValue value(Axis axis, const YAML::Node& n) const {
+    return LocatedValue{describe(axis).parse(*this, n), where(n)};
   }
 
   Axis axis_of(const std::string& key, const YAML::Node& key_node, std::string_view where_text) {
     const auto a = parse_axis(key);
     if (a) return *a;
     std::vector<std::string> names;
-    for (Axis x : kAllAxes) names.emplace_back(axis_name(x));
+    for (const auto& d : axis_descriptors()) names.emplace_back(d.name);
     const std::string hint = closest_match(key, names);
     fail(key_node, fmt::format("unknown axis '{}' in {}{}", key, where_text,
                                hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
   }
 
-  // [32, 8] is one block; [[32, 8], [16, 16]] and ["32x8", "16x16"] are lists of blocks.
-  static bool is_one_block(const YAML::Node& n) {
-    return n.IsSequence() && n.size() > 0 && n[0].IsScalar() &&
-           n[0].Scalar().find('x') == std::string::npos;
+  // Whether a sequence is one value of the axis ([32, 8] is one block), not a list of values.
+  static bool one_value(Axis axis, const YAML::Node& n) {
+    const auto& is_one = describe(axis).sequence_is_one_value;
+    return n.IsSequence() && is_one && is_one(n);
   }
 
-  // A list of values for one axis. A scalar counts as a one-element list, and so does a block
-  // written [x, y] (a list of numbers), since a list of blocks is a list of lists or of "XxY".
+  // A list of values for one axis. A scalar counts as a one-element list, and so does a sequence
+  // the axis reads as one value (a block written [x, y]).
   std::vector<LocatedValue> values(Axis axis, const YAML::Node& n) {
     std::vector<LocatedValue> out;
-    const bool single_block = axis == Axis::block && is_one_block(n);
-    if (n.IsSequence() && !single_block) {
+    if (n.IsSequence() && !one_value(axis, n)) {
       if (n.size() == 0) fail(n, fmt::format("axis '{}' has an empty list of values", axis_name(axis)));
       for (const auto& item : n) out.push_back(value(axis, item));
     } else if (n.IsNull()) {
@@ -414,7 +261,7 @@ class ConfigParser {
     spec.as_json = to_json(root);
     bool have_sweeps = false;
     std::vector<std::string> known = kTopLevelKeys;
-    for (Axis a : kAllAxes) known.emplace_back(axis_name(a));
+    for (const auto& d : axis_descriptors()) known.emplace_back(d.name);
     for_each_key(root, "the config", [&](const std::string& key, const YAML::Node& k, const YAML::Node& v) {
       if (key == "experiment") {
         spec.experiment = scalar(v, "experiment");
@@ -470,7 +317,7 @@ class ConfigParser {
       } else if (key == "slurm") {
         spec.slurm = slurm(v);
       } else if (const auto axis = parse_axis(key)) {
-        if (v.IsSequence() && !(*axis == Axis::block && is_one_block(v)))
+        if (v.IsSequence() && !one_value(*axis, v))
           fail(v, fmt::format("top-level '{}' is a default and takes one value; put lists in sweeps", key));
         spec.defaults[*axis] = value(*axis, v);
       } else {
@@ -483,7 +330,6 @@ class ConfigParser {
   }
 
  private:
-  std::string file_;
   std::size_t nodes_ = 0;
 };
 

@@ -9,30 +9,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runner/api/axis.hpp"
 #include "runner/api/dtype.hpp"
 #include "runner/api/measure_mode.hpp"
+#include "runner/spec/axes.hpp"
 #include "runner/spec/config_error.hpp"
 
 namespace runner {
-
-// A value of one axis as written in the config. Which alternative an axis holds is fixed by the
-// axis: kernel/variant → string, size → ProblemSize, dtype → Dtype, block → BlockShape,
-// threads/kernel_size/grid → int64, print → bool.
-using AxisValue = std::variant<std::string, std::int64_t, ProblemSize, BlockShape, Dtype, bool>;
-
-// Where a value came from, so that every later check (unknown variant, bad block) can still point
-// at FILE:LINE:COL. line and column are 1-based.
-struct Location {
-  int line = 0, column = 0;
-};
-
-struct LocatedValue {
-  AxisValue value;
-  Location where;
-};
-
-std::string to_string(const AxisValue& v);
 
 // A list of values per axis; the sweep is their Cartesian product.
 struct Sweep {

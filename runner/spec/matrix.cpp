@@ -4,10 +4,10 @@
 #include <map>
 #include <numeric>
 #include <set>
-#include <thread>
 
 #include <fmt/format.h>
 
+#include "runner/spec/axes.hpp"
 #include "runner/spec/config_error.hpp"
 #include "runner/spec/did_you_mean.hpp"
 
@@ -20,57 +20,17 @@ namespace {
 // alone is 27 million points.
 constexpr std::size_t kMaxPoints = 100000;
 
-int default_threads() {
-  const unsigned n = std::thread::hardware_concurrency();
-  return n == 0 ? 1 : static_cast<int>(n);
-}
-
 // Value of an axis for a point when neither the sweep nor the top level gives one.
 std::optional<LocatedValue> builtin_default(Axis axis) {
-  switch (axis) {
-    case Axis::dtype: return LocatedValue{Dtype::f32, {}};
-    case Axis::block: return LocatedValue{BlockShape{16, 16}, {}};
-    case Axis::threads: return LocatedValue{std::int64_t{default_threads()}, {}};
-    case Axis::kernel_size: return LocatedValue{std::int64_t{3}, {}};
-    case Axis::grid: return LocatedValue{std::int64_t{0}, {}};
-    case Axis::print: return LocatedValue{false, {}};
-    default: return std::nullopt;
-  }
+  const auto& make = describe(axis).builtin_default;
+  if (!make) return std::nullopt;
+  return LocatedValue{make(), {}};
 }
 
-void assign(Point& p, Axis axis, const AxisValue& v) {
-  switch (axis) {
-    case Axis::kernel: p.kernel = std::get<std::string>(v); break;
-    case Axis::variant: p.variant = std::get<std::string>(v); break;
-    case Axis::size: p.size = std::get<ProblemSize>(v); break;
-    case Axis::dtype: p.dtype = std::get<Dtype>(v); break;
-    case Axis::block: p.block = std::get<BlockShape>(v); break;
-    case Axis::threads: p.threads = static_cast<int>(std::get<std::int64_t>(v)); break;
-    case Axis::kernel_size: p.kernel_size = static_cast<int>(std::get<std::int64_t>(v)); break;
-    case Axis::grid: p.grid = std::get<std::int64_t>(v); break;
-    case Axis::print: p.print = std::get<bool>(v); break;
-  }
-}
+void assign(Point& p, Axis axis, const AxisValue& v) { describe(axis).assign(p, v); }
 
 // Whether a point has this axis value (an exclude entry or a baseline's fixed value matches).
-bool has_value(const Point& p, Axis axis, const AxisValue& v) {
-  switch (axis) {
-    case Axis::kernel: return p.kernel == std::get<std::string>(v);
-    case Axis::variant: return p.variant == std::get<std::string>(v);
-    case Axis::size: {
-      if (!p.size) return false;
-      const auto& s = std::get<ProblemSize>(v);
-      return p.size->m == s.m && p.size->n == s.n && (p.size->k == 0 || p.size->k == s.k);
-    }
-    case Axis::dtype: return p.dtype == std::get<Dtype>(v);
-    case Axis::block: return p.block == std::get<BlockShape>(v);
-    case Axis::threads: return p.threads && *p.threads == std::get<std::int64_t>(v);
-    case Axis::kernel_size: return p.kernel_size && *p.kernel_size == std::get<std::int64_t>(v);
-    case Axis::grid: return p.grid && *p.grid == std::get<std::int64_t>(v);
-    case Axis::print: return p.print && *p.print == std::get<bool>(v);
-  }
-  return false;
-}
+bool has_value(const Point& p, Axis axis, const AxisValue& v) { return describe(axis).matches(p, v); }
 
 std::vector<Axis> axes_of(const KernelInfo& k, const VariantInfo& v) {
   std::vector<Axis> axes = k.axes;

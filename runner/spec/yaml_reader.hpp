@@ -1,0 +1,59 @@
+#pragma once
+// Typed, located reads of YAML nodes: every value that is not what it should be becomes a
+// ConfigError at its FILE:LINE:COL. Shared by the config parser and the axis descriptors.
+#include <cstdint>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include "runner/spec/config_error.hpp"
+
+namespace runner {
+
+// Where a value came from, so that every later check (unknown variant, bad block) can still point
+// at FILE:LINE:COL. line and column are 1-based.
+struct Location {
+  int line = 0, column = 0;
+};
+
+class YamlReader {
+ public:
+  explicit YamlReader(std::string file) : file_(std::move(file)) {}
+  const std::string& file() const { return file_; }
+
+  [[noreturn]] void fail(Location at, const std::string& what) const;
+  [[noreturn]] void fail(const YAML::Node& n, const std::string& what) const;
+  static Location where(const YAML::Node& n);
+
+  // Iterates a mapping, refusing duplicate keys (yaml-cpp keeps both silently) and keys without
+  // a value.
+  template <typename Fn>
+  void for_each_key(const YAML::Node& map, std::string_view what, Fn&& fn) const {
+    if (!map.IsMap()) fail(map, fmt::format("{} must be a mapping (key: value)", what));
+    std::set<std::string> seen;
+    for (const auto& kv : map) {
+      if (!kv.first.IsScalar()) fail(kv.first, fmt::format("keys of {} must be names", what));
+      const std::string key = kv.first.Scalar();
+      if (!seen.insert(key).second)
+        fail(kv.first, fmt::format("duplicate key '{}' in {}", key, what));
+      // yaml-cpp places an empty value at the next token, often on a later line: point at the key.
+      if (kv.second.IsNull()) fail(kv.first, fmt::format("'{}' in {} has no value", key, what));
+      fn(key, kv.first, kv.second);
+    }
+  }
+
+  std::string scalar(const YAML::Node& n, std::string_view what) const;
+  std::int64_t integer(const YAML::Node& n, std::string_view what) const;
+  std::int64_t integer_in(const YAML::Node& n, std::string_view what, std::int64_t lo,
+                          std::int64_t hi) const;
+  double number(const YAML::Node& n, std::string_view what, double lo, double hi) const;
+  bool boolean(const YAML::Node& n, std::string_view what) const;
+
+ private:
+  std::string file_;
+};
+
+}  // namespace runner
