@@ -1,7 +1,6 @@
-// The conv2d kernel family (seed 001): its axes, metrics, reference and every variant, CPU and
-// CUDA.
-#include "kernels/conv2d/conv2d_cpu.hpp"
-#include "kernels/conv2d/conv2d_cuda.hpp"
+// The conv2d kernel family (seed 001): its axes, metrics and reference, then every variant, one
+// line each (its code is in conv2d_<variant>.cpp / .cu / .cuda.cpp, which defines the factory the
+// line names).
 #include "kernels/conv2d/conv2d_problem.hpp"
 #include "runner/api/registry.hpp"
 
@@ -20,48 +19,23 @@ KernelInfo make_conv2d_kernel() {
   k.bytes = bytes;
   k.reduction_length = reduction_length;
   k.make_problem = make_problem;
-  k.variants = {
-      {.name = "omp_serial",
-       .backend = Backend::cpu,
-       .description = "seed 001 base loop (border test per tap), one thread (speedup baseline)",
-       .factory = make_omp_serial},
-      {.name = "omp",
-       .backend = Backend::cpu,
-       .axes = {Axis::threads},
-       .description = "omp parallel for over rows, border clipped out of a vectorised row loop",
-       .factory = make_omp},
-      {.name = "naive",
-       .backend = Backend::cuda,
-       .axes = {Axis::block},
-       .description = "one thread per output, taps from global memory, filter in constant memory",
-       .factory = RUNNER_CUDA_FACTORY(make_naive)},
-      {.name = "shared",
-       .backend = Backend::cuda,
-       .axes = {Axis::block},
-       .description = "block tile + halo in shared memory, filter in constant memory",
-       .factory = RUNNER_CUDA_FACTORY(make_shared_tile)},
-      {.name = "shared_reg",
-       .backend = Backend::cuda,
-       .description = "shared tile + halo, 4x4 (ks 7: 8x4) outputs per thread in registers, fixed "
-                      "32x8 block, unrolled for ks <= 9, ks 7 cp.async-pipelined",
-       .factory = RUNNER_CUDA_FACTORY(make_shared_reg)},
-      {.name = "cudnn",
-       .backend = Backend::cuda,
-       .description = "cuDNN convolution forward (cross-correlation, FMA math, fastest "
-                      "non-FFT/Winograd algorithm): the GPU reference",
-#ifdef RUNNER_HAVE_CUDNN
-       .factory = RUNNER_CUDA_FACTORY(make_cudnn)},
-#else
-       // Registered all the same, so that configs naming it stay valid everywhere: its points
-       // are recorded skipped with this reason.
-       .unavailable_reason = "built without cuDNN"},
-#endif
-  };
   return k;
 }
 
 }  // namespace
 
 RUNNER_REGISTER_KERNEL(make_conv2d_kernel);
+
+// cudnn needs cuDNN as well as CUDA (RUNNER_BUILT_CUDNN, from CMakeLists.txt). It is registered
+// all the same, so that configs naming it stay valid everywhere: its points are recorded skipped
+// with the reason.
+// clang-format off
+RUNNER_CPU_VARIANT(conv2d, omp_serial, {.description = "seed 001 base loop (border test per tap), one thread (speedup baseline)"});
+RUNNER_CPU_VARIANT(conv2d, omp, {.axes = {Axis::threads}, .description = "omp parallel for over rows, border clipped out of a vectorised row loop"});
+RUNNER_CUDA_VARIANT(conv2d, naive, {.axes = {Axis::block}, .description = "one thread per output, taps from global memory, filter in constant memory"});
+RUNNER_CUDA_VARIANT(conv2d, shared, {.axes = {Axis::block}, .description = "block tile + halo in shared memory, filter in constant memory"});
+RUNNER_CUDA_VARIANT(conv2d, shared_reg, {.description = "shared tile + halo, 4x4 (ks 7: 8x4) outputs per thread in registers, fixed 32x8 block, unrolled for ks <= 9, ks 7 cp.async-pipelined"});
+RUNNER_VARIANT(cuda, RUNNER_BUILT_CUDNN, "built without cuDNN", conv2d, cudnn, {.description = "cuDNN convolution forward (cross-correlation, FMA math, fastest non-FFT/Winograd algorithm): the GPU reference"});
+// clang-format on
 
 }  // namespace runner::kernels::conv2d

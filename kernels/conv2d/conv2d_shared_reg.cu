@@ -23,7 +23,7 @@
 // consecutive words: no bank conflicts without the float4 window, whose length would depend on
 // ks), accumulating the same 4 × 4 patch shape.
 //
-// Instances (kernels/conv2d/conv2d_shared_reg.cuh, shared with bench/conv2d_shared_reg_bench.cu): the
+// Instances (kernels/conv2d/conv2d_shared_reg.cuh): the
 // tile height (8 · ROWS output rows, ROWS per thread) and the pipelining are template parameters.
 // PIPE: a persistent grid of as many blocks as fit on the device walks the tiles, double-buffering
 // them in shared memory with cp.async (the next tile's copy in flight while the current one is
@@ -42,12 +42,12 @@
 #include <string>
 #include <utility>
 
-#include "kernels/conv2d/conv2d_cuda.hpp"
 #include "kernels/conv2d/conv2d_cuda_workload.hpp"
 #include "kernels/conv2d/conv2d_problem.hpp"
 #include "kernels/conv2d/conv2d_shared_reg.cuh"
 #include "runner/api/cuda/cuda_workload.hpp"
 #include "runner/api/errors.hpp"
+#include "runner/api/variant.hpp"
 
 namespace runner::kernels::conv2d {
 
@@ -152,9 +152,6 @@ class SharedReg final : public CudaConv2dFixed {
 
 }  // namespace
 
-std::unique_ptr<Workload> make_shared_reg(const Point& point,
-                                          std::shared_ptr<const Problem> problem) {
-  return std::make_unique<SharedReg>(point, std::move(problem));
-}
+RUNNER_FACTORY(shared_reg, make_workload<SharedReg>);
 
 }  // namespace runner::kernels::conv2d

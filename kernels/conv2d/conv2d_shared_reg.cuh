@@ -1,6 +1,7 @@
 #pragma once
 // Device code of the conv2d `shared_reg` variant (conv2d_shared_reg.cu, which describes the
-// scheme), in a header so that a standalone benchmark can instantiate the same templates.
+// scheme), in a header so that a tuning candidate registered as its own variant can instantiate the
+// same templates (docs/performance.md, "Log").
 //
 // A fixed block of 32 × 8 threads computes a 128-column × (8 · ROWS)-row output tile; each thread
 // a ROWS × 4 patch (ROWS rows of 4 adjacent columns) in registers. Going down its patch, a thread

@@ -8,12 +8,12 @@
 #include <string>
 #include <utility>
 
-#include "kernels/gemm/gemm_cuda.hpp"
 #include "kernels/gemm/gemm_cuda_workload.hpp"
 #include "kernels/gemm/gemm_dmma.cuh"
 #include "runner/api/cuda/cuda_check.hpp"
 #include "runner/api/errors.hpp"
 #include "runner/api/gpu_info.hpp"
+#include "runner/api/variant.hpp"
 
 namespace runner::kernels::gemm {
 
@@ -109,8 +109,6 @@ class DmmaGemm final : public CudaGemm<double> {
 
 }  // namespace
 
-std::unique_ptr<Workload> make_dmma(const Point& point, std::shared_ptr<const Problem> problem) {
-  return std::make_unique<DmmaGemm>(point, std::move(problem));
-}
+RUNNER_FACTORY(dmma, make_workload<DmmaGemm>);
 
 }  // namespace runner::kernels::gemm

@@ -6,11 +6,11 @@
 #include <string>
 #include <utility>
 
-#include "kernels/gemm/gemm_cuda.hpp"
 #include "kernels/gemm/gemm_cuda_workload.hpp"
 #include "kernels/gemm/gemm_regtile.cuh"
 #include "runner/api/cuda/cuda_check.hpp"
 #include "runner/api/errors.hpp"
+#include "runner/api/variant.hpp"
 
 namespace runner::kernels::gemm {
 
@@ -73,8 +73,6 @@ class RegtileGemm final : public CudaGemm<float> {
 
 }  // namespace
 
-std::unique_ptr<Workload> make_regtile(const Point& point, std::shared_ptr<const Problem> problem) {
-  return std::make_unique<RegtileGemm>(point, std::move(problem));
-}
+RUNNER_FACTORY(regtile, make_workload<RegtileGemm>);
 
 }  // namespace runner::kernels::gemm

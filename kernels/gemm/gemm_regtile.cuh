@@ -2,7 +2,7 @@
 // Device code of the `regtile` variant: FP32 SIMT GEMM, C = A·B, row-major A (m×k), B (k×n),
 // C (m×n), for any m, n, k. Included by gemm_regtile.cu; holds no host code, so that it can also
 // be compiled as plain C++ by a host-side emulation of the launch (threads as fibers), and by a
-// standalone benchmark that times several tile configurations.
+// candidate tiling registered as its own variant while tuning (docs/performance.md, "Log").
 //
 // The kernel is a template over its tiling (struct Tiling); `Regtile` below is the instance the
 // variant launches.

@@ -1,7 +1,7 @@
-// The bandwidth ceiling of a transpose: a device copy of the same m·n elements, read once and
-// written once with fully coalesced 16-byte accesses. Every transpose record carries pct_of_copy,
-// its GB/s over this variant's for the same problem. The output is m×n, equal to the input (not a
-// transpose), and is verified as such.
+// transpose copy: the bandwidth ceiling of a transpose, a device copy of the same m·n elements,
+// read once and written once with fully coalesced 16-byte accesses. Every transpose record
+// carries pct_of_copy, its GB/s over this variant's for the same problem. The output is m×n, equal
+// to the input (not a transpose), and is verified as such.
 //
 // A grid-stride kernel rather than cudaMemcpyAsync, so that the block axis means what it means
 // for the transposes: block.x · block.y threads per block.
@@ -11,8 +11,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "kernels/transpose/transpose_cuda.hpp"
 #include "kernels/transpose/transpose_cuda_workload.hpp"
+#include "runner/api/variant.hpp"
 
 namespace runner::kernels::transpose {
 
@@ -89,9 +89,6 @@ class Copy final : public CudaTranspose<T> {
 
 }  // namespace
 
-std::unique_ptr<Workload> make_copy(const Point& point, std::shared_ptr<const Problem> problem) {
-  if (point.dtype == Dtype::f64) return std::make_unique<Copy<double>>(point, std::move(problem));
-  return std::make_unique<Copy<float>>(point, std::move(problem));
-}
+RUNNER_FACTORY(copy, by_dtype<Copy>);
 
 }  // namespace runner::kernels::transpose

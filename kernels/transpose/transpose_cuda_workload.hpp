@@ -1,7 +1,8 @@
 #pragma once
 // Base of the CUDA transpose workloads: the input copied to the device once (timed into h2d_ms),
 // the output poisoned on the device before every run, and verification that copies the output
-// back (timed into d2h_ms) and compares it exactly with the reference. Variants add their launch.
+// back (timed into d2h_ms) and compares it exactly with the reference. Variants add their launch;
+// every one handles any m×n (edge tiles are guarded).
 #include <cstddef>
 #include <cstdint>
 #include <limits>

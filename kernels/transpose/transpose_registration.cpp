@@ -1,6 +1,5 @@
-// The transpose kernel family: its axes, metrics, reference and every variant, CPU and CUDA.
-#include "kernels/transpose/transpose_cpu.hpp"
-#include "kernels/transpose/transpose_cuda.hpp"
+// The transpose kernel family: its axes, metrics and reference, then every variant, one line each
+// (its code is in transpose_<variant>.cpp / .cu, which defines the factory the line names).
 #include "kernels/transpose/transpose_problem.hpp"
 #include "runner/api/registry.hpp"
 
@@ -19,62 +18,24 @@ KernelInfo make_transpose_kernel() {
   k.reduction_length = [](const Point&) -> std::int64_t { return 0; };
   k.make_problem = make_problem;
   k.ceiling_variant = "copy";
-  k.variants = {
-      {.name = "omp_serial",
-       .backend = Backend::cpu,
-       .description = "row by row, one thread (speedup baseline)",
-       .factory = make_omp_serial},
-      {.name = "omp_naive",
-       .backend = Backend::cpu,
-       .axes = {Axis::threads},
-       .description = "row by row, omp parallel for over rows",
-       .factory = make_omp_naive},
-      {.name = "omp_blocked",
-       .backend = Backend::cpu,
-       .axes = {Axis::threads},
-       .description = "32x32 cache tiles, omp parallel for over tiles",
-       .factory = make_omp_blocked},
-      {.name = "naive_row",
-       .backend = Backend::cuda,
-       .axes = {Axis::block},
-       .description = "one thread per element: coalesced reads, strided writes",
-       .factory = RUNNER_CUDA_FACTORY(make_naive_row)},
-      {.name = "naive_col",
-       .backend = Backend::cuda,
-       .axes = {Axis::block},
-       .description = "one thread per element: strided reads, coalesced writes",
-       .factory = RUNNER_CUDA_FACTORY(make_naive_col)},
-      {.name = "smem",
-       .backend = Backend::cuda,
-       .axes = {Axis::block},
-       .description = "shared tile block.x square (block.y <= block.x), no padding: bank conflicts",
-       .factory = RUNNER_CUDA_FACTORY(make_smem)},
-      {.name = "smem_pad",
-       .backend = Backend::cuda,
-       .axes = {Axis::block},
-       .description = "shared tile block.x square padded by one column (block.y <= block.x)",
-       .factory = RUNNER_CUDA_FACTORY(make_smem_pad)},
-      {.name = "tiled_rows",
-       .backend = Backend::cuda,
-       .axes = {Axis::block},
-       .description = "TILE_DIM x BLOCK_ROWS (block [TILE, ROWS], TILE in 8/16/32/64), padded",
-       .factory = RUNNER_CUDA_FACTORY(make_tiled_rows)},
-      {.name = "tiled_vec",
-       .backend = Backend::cuda,
-       .description = "16-byte vector loads and stores, 4 per thread, fixed 64x64 (float) / 32x32 "
-                      "(double) swizzled tile",
-       .factory = RUNNER_CUDA_FACTORY(make_tiled_vec)},
-      {.name = "copy",
-       .backend = Backend::cuda,
-       .axes = {Axis::block},
-       .description = "grid-stride 16-byte-vector copy of the same bytes: the pct_of_copy ceiling",
-       .factory = RUNNER_CUDA_FACTORY(make_copy)},
-  };
   return k;
 }
 
 }  // namespace
 
 RUNNER_REGISTER_KERNEL(make_transpose_kernel);
+
+// clang-format off
+RUNNER_CPU_VARIANT(transpose, omp_serial, {.description = "row by row, one thread (speedup baseline)"});
+RUNNER_CPU_VARIANT(transpose, omp_naive, {.axes = {Axis::threads}, .description = "row by row, omp parallel for over rows"});
+RUNNER_CPU_VARIANT(transpose, omp_blocked, {.axes = {Axis::threads}, .description = "32x32 cache tiles, omp parallel for over tiles"});
+RUNNER_CUDA_VARIANT(transpose, naive_row, {.axes = {Axis::block}, .description = "one thread per element: coalesced reads, strided writes"});
+RUNNER_CUDA_VARIANT(transpose, naive_col, {.axes = {Axis::block}, .description = "one thread per element: strided reads, coalesced writes"});
+RUNNER_CUDA_VARIANT(transpose, smem, {.axes = {Axis::block}, .description = "shared tile block.x square (block.y <= block.x), no padding: bank conflicts"});
+RUNNER_CUDA_VARIANT(transpose, smem_pad, {.axes = {Axis::block}, .description = "shared tile block.x square padded by one column (block.y <= block.x)"});
+RUNNER_CUDA_VARIANT(transpose, tiled_rows, {.axes = {Axis::block}, .description = "TILE_DIM x BLOCK_ROWS (block [TILE, ROWS], TILE in 8/16/32/64), padded"});
+RUNNER_CUDA_VARIANT(transpose, tiled_vec, {.description = "16-byte vector loads and stores, 4 per thread, fixed 64x64 (float) / 32x32 (double) swizzled tile"});
+RUNNER_CUDA_VARIANT(transpose, copy, {.axes = {Axis::block}, .description = "grid-stride 16-byte-vector copy of the same bytes: the pct_of_copy ceiling"});
+// clang-format on
 
 }  // namespace runner::kernels::transpose

@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include "runner/api/errors.hpp"
-#include "runner/measure/host_memory.hpp"
+#include "runner/base/host_memory.hpp"
 
 extern "C" void openblas_set_num_threads(int num_threads);
 

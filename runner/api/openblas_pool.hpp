@@ -9,7 +9,7 @@ namespace runner {
 // faster than 1). Call before the first BLAS call of a process that will use several threads:
 // the GEMM kernels' reference and OpenBLAS variant, and the CPU calibration, which a run may do in
 // its pinned worker (runner/measure/calibration.cpp).
-// Under `ulimit -v` the pool gets only the threads whose buffers fit (runner/measure/host_memory.hpp);
+// Under `ulimit -v` the pool gets only the threads whose buffers fit (runner/base/host_memory.hpp);
 // throws PointSkipped ("out of memory: ...") when not even one BLAS call fits.
 void start_openblas_pool_unpinned();
 

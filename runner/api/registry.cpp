@@ -30,27 +30,77 @@ Registry& Registry::instance() {
   return registry;
 }
 
+namespace {
+
+void fill_unavailable_reason(VariantInfo& v) {
+  if (!v.factory && v.unavailable_reason.empty())
+    v.unavailable_reason = v.backend == Backend::cuda ? "built without CUDA" : "not built";
+}
+
+}  // namespace
+
 void Registry::add(KernelInfo kernel) {
-  if (find(kernel.name)) throw std::logic_error("kernel registered twice: " + kernel.name);
-  for (auto& v : kernel.variants)
-    if (!v.factory && v.unavailable_reason.empty())
-      v.unavailable_reason = v.backend == Backend::cuda ? "built without CUDA" : "not built";
+  settle();
+  for (const auto& k : kernels_)
+    if (k.name == kernel.name) throw std::logic_error("kernel registered twice: " + kernel.name);
+  for (auto& v : kernel.variants) fill_unavailable_reason(v);
   // Keep a stable, alphabetical order so `runner list` and expansion do not depend on link order.
   auto at = std::lower_bound(kernels_.begin(), kernels_.end(), kernel.name,
                              [](const KernelInfo& k, const std::string& n) { return k.name < n; });
   kernels_.insert(at, std::move(kernel));
 }
 
+void Registry::add_variant(std::string kernel, VariantInfo variant) {
+  fill_unavailable_reason(variant);
+  pending_.emplace_back(std::move(kernel), std::move(variant));
+}
+
+void Registry::settle() const {
+  // Kernels may register after their variants (another file's static object): variants of a
+  // kernel not registered yet wait.
+  std::vector<std::pair<std::string, VariantInfo>> waiting;
+  for (auto& [kernel, variant] : pending_) {
+    auto it = std::find_if(kernels_.begin(), kernels_.end(),
+                           [&](const KernelInfo& k) { return k.name == kernel; });
+    if (it == kernels_.end()) {
+      waiting.emplace_back(std::move(kernel), std::move(variant));
+      continue;
+    }
+    if (it->find_variant(variant.name))
+      throw std::logic_error("variant " + kernel + "/" + variant.name + " registered twice");
+    it->variants.push_back(std::move(variant));
+  }
+  pending_ = std::move(waiting);
+}
+
+const std::vector<KernelInfo>& Registry::kernels() const {
+  settle();
+  if (!pending_.empty())
+    throw std::logic_error("variant " + pending_.front().first + "/" +
+                           pending_.front().second.name + " names a kernel that is not registered");
+  return kernels_;
+}
+
 const KernelInfo* Registry::find(std::string_view kernel) const {
-  for (const auto& k : kernels_)
+  for (const auto& k : kernels())
     if (k.name == kernel) return &k;
   return nullptr;
 }
 
 std::vector<std::string> Registry::kernel_names() const {
   std::vector<std::string> names;
-  for (const auto& k : kernels_) names.push_back(k.name);
+  for (const auto& k : kernels()) names.push_back(k.name);
   return names;
+}
+
+VariantRegistration::VariantRegistration(const char* kernel, const char* name, Backend backend,
+                                         VariantInfo info, WorkloadFactory factory,
+                                         const char* unavailable_reason) {
+  info.name = name;
+  info.backend = backend;
+  info.factory = std::move(factory);
+  if (!info.factory) info.unavailable_reason = unavailable_reason;
+  Registry::instance().add_variant(kernel, std::move(info));
 }
 
 }  // namespace runner

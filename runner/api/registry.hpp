@@ -63,17 +63,25 @@ struct KernelInfo {
   MeasureMode measure_mode() const;
 };
 
-// Every kernel linked into this binary.
+// Every kernel linked into this binary. Kernels register whole (RUNNER_REGISTER_KERNEL) and
+// variants one line each (RUNNER_CPU_VARIANT ...), in any order across files: a variant joins
+// its kernel when the registry is first read, after static initialisation.
 class Registry {
  public:
   static Registry& instance();
   void add(KernelInfo kernel);
+  // A variant of `kernel`, which may be registered before or after it.
+  void add_variant(std::string kernel, VariantInfo variant);
   const KernelInfo* find(std::string_view kernel) const;
-  const std::vector<KernelInfo>& kernels() const { return kernels_; }
+  const std::vector<KernelInfo>& kernels() const;
   std::vector<std::string> kernel_names() const;
 
  private:
-  std::vector<KernelInfo> kernels_;
+  // Attaches the variants registered so far to their kernels; std::logic_error for a variant of
+  // a kernel that does not exist, or a name used twice.
+  void settle() const;
+  mutable std::vector<KernelInfo> kernels_;
+  mutable std::vector<std::pair<std::string, VariantInfo>> pending_;
 };
 
 // Declares a kernel at static-initialisation time: `RUNNER_REGISTER_KERNEL(make_gemm_kernel);`
@@ -85,13 +93,44 @@ struct KernelRegistration {
 #define RUNNER_REGISTER_KERNEL(make_fn) \
   static const ::runner::KernelRegistration runner_registration_##make_fn{&make_fn}
 
-// A CUDA variant's factory: the function in builds with CUDA, empty otherwise (the registry then
-// marks the variant unavailable, "built without CUDA"), so registration files need no #ifdef.
+// One variant, as a line of its family's registration file
+// (kernels/<family>/<family>_registration.cpp):
+//
+//   RUNNER_CPU_VARIANT(gemm, omp_naive, {.axes = {Axis::threads}, .description = "..."});
+//   RUNNER_CUDA_VARIANT(gemm, naive_2d, {.axes = {Axis::block}, .description = "..."});
+//
+// The braces hold the VariantInfo fields after name and backend (axes, dtypes, precision,
+// description), in that order. The line declares the factory `make_<variant>` in the current
+// namespace; the variant's source file defines it there with RUNNER_FACTORY
+// (runner/api/variant.hpp). A CUDA variant in a build without CUDA is registered all the same (so
+// that configs naming it stay valid everywhere) and its points are recorded skipped, "built
+// without CUDA". RUNNER_VARIANT takes the condition and the reason itself (cuDNN, say): `built`
+// must expand to 0 or 1.
+struct VariantRegistration {
+  VariantRegistration(const char* kernel, const char* name, Backend backend, VariantInfo info,
+                      WorkloadFactory factory, const char* unavailable_reason);
+};
+#define RUNNER_PP_CAT_(a, b) a##b
+#define RUNNER_PP_CAT(a, b) RUNNER_PP_CAT_(a, b)
+#define RUNNER_FACTORY_IF_1(fn) ::runner::WorkloadFactory(fn)
+#define RUNNER_FACTORY_IF_0(fn) ::runner::WorkloadFactory()
+#define RUNNER_VARIANT(backend, built, unavailable_reason, kernel, variant, ...)                \
+  std::unique_ptr<::runner::Workload> make_##variant(const ::runner::Point&,                    \
+                                                     std::shared_ptr<const ::runner::Problem>); \
+  static const ::runner::VariantRegistration runner_variant_##kernel##_##variant(               \
+      #kernel, #variant, ::runner::Backend::backend, ::runner::VariantInfo __VA_ARGS__,         \
+      RUNNER_PP_CAT(RUNNER_FACTORY_IF_, built)(make_##variant), unavailable_reason)
+#define RUNNER_CPU_VARIANT(kernel, variant, ...) \
+  RUNNER_VARIANT(cpu, 1, "", kernel, variant, __VA_ARGS__)
+#define RUNNER_CUDA_VARIANT(kernel, variant, ...) \
+  RUNNER_VARIANT(cuda, RUNNER_BUILT_CUDA, "built without CUDA", kernel, variant, __VA_ARGS__)
+
+// A CUDA variant's factory in a KernelInfo written whole (the fault-injection kernel of the
+// tests): the function in builds with CUDA, empty otherwise.
 #ifdef RUNNER_HAVE_CUDA
 #define RUNNER_CUDA_FACTORY(fn) ::runner::WorkloadFactory(fn)
 #else
 #define RUNNER_CUDA_FACTORY(fn) ::runner::WorkloadFactory()
 #endif
-
 
 }  // namespace runner

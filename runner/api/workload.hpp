@@ -10,8 +10,8 @@
 namespace runner {
 
 // Measures one execution of a workload. CPU workloads use the host's steady clock; CUDA workloads
-// record events on their stream (runner/cuda/event_clock.hpp), so launch overhead and host work
-// never enter the kernel time.
+// record events on their stream (runner/api/cuda/detail/event_clock.hpp), so launch overhead and
+// host work never enter the kernel time.
 class SampleClock {
  public:
   virtual ~SampleClock() = default;
@@ -19,7 +19,8 @@ class SampleClock {
   // Returns the elapsed milliseconds since start(), after the timed work has finished.
   virtual double stop_ms() = 0;
   // Timed regions whose start the clock could not hold back until the region was enqueued
-  // (runner/cuda/launch_guard.hpp); nullopt for a clock that has no such guard (the CPU's).
+  // (runner/api/cuda/detail/launch_guard.hpp); nullopt for a clock that has no such guard (the
+  // CPU's).
   virtual std::optional<int> guard_timeouts() const { return std::nullopt; }
 };
 
@@ -54,9 +55,10 @@ class Workload {
   virtual Verification verify() = 0;
   // The clock of the first run and the warm-ups.
   virtual std::unique_ptr<SampleClock> make_clock() { return std::make_unique<SteadyClock>(); }
-  // The clock of the timed samples. CUDA workloads guard its start (runner/cuda/event_clock.hpp);
-  // the warm-up clock has no guard because the first runs may wait for the stream themselves
-  // (lazy module loading, a library's first call) and would only wait out the guard's timeout.
+  // The clock of the timed samples. CUDA workloads guard its start
+  // (runner/api/cuda/detail/event_clock.hpp); the warm-up clock has no guard because the first runs
+  // may wait for the stream themselves (lazy module loading, a library's first call) and would only
+  // wait out the guard's timeout.
   virtual std::unique_ptr<SampleClock> make_sample_clock() { return make_clock(); }
   // Figures that are not kernel time but belong in the record, e.g. {"h2d_ms": 1.2, "d2h_ms": 0.9}.
   virtual nlohmann::json extra_fields() const { return nlohmann::json::object(); }

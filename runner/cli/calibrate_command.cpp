@@ -5,8 +5,8 @@
 #include "runner/api/gpu_info.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/measure/calibration.hpp"
+#include "runner/measure/environment.hpp"
 #include "runner/results/record_files.hpp"
-#include "runner/run/environment.hpp"
 
 namespace runner::cli {
 

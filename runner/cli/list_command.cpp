@@ -16,7 +16,8 @@ int list_command() {
       for (Axis a : k.axes) axes += std::string(axis_name(a)) + " ";
       for (Axis a : v.axes) axes += std::string(axis_name(a)) + " ";
       std::string available = "yes";
-      if (!v.factory) available = "no (not built)";
+      if (!v.factory)
+        available = "no (" + v.unavailable_reason + ")";
       else if (v.backend == Backend::cuda && !have_gpu) available = "no (no GPU)";
       fmt::print("{:<10} {:<12} {:<5} {:<10} {:<28} {}\n", k.name, v.name, backend_name(v.backend), available,
                  axes, v.description);

@@ -16,16 +16,16 @@
 
 #include "runner/api/gpu_info.hpp"
 #include "runner/api/registry.hpp"
+#include "runner/base/build_info.hpp"
+#include "runner/base/errors.hpp"
+#include "runner/base/exit_codes.hpp"
+#include "runner/base/interrupt.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/cli/process_setup.hpp"
 #include "runner/measure/calibration.hpp"
-#include "runner/run/build_info.hpp"
-#include "runner/run/environment.hpp"
-#include "runner/run/exit_codes.hpp"
+#include "runner/measure/environment.hpp"
 #include "runner/run/experiment.hpp"
-#include "runner/run/interrupt.hpp"
 #include "runner/run/output_dir.hpp"
-#include "runner/run/run_errors.hpp"
 #include "runner/spec/config.hpp"
 #include "runner/spec/config_error.hpp"
 #include "runner/spec/matrix.hpp"
@@ -51,6 +51,7 @@ int main(int argc, char** argv) {
   using namespace runner::cli;
   spdlog::set_default_logger(spdlog::stderr_color_mt("runner"));
   spdlog::set_pattern("%^%l%$: %v");
+  fit_openblas_to_address_space(argv);
 
   // `runner CONFIG ...` is `runner run CONFIG ...`: insert the subcommand when the first word is
   // not one, so CLI11 sees a single grammar.

@@ -10,7 +10,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "runner/measure/host_memory.hpp"
+#include "runner/base/host_memory.hpp"
 
 namespace runner::cli {
 
@@ -45,6 +45,13 @@ bool sane_thread_list(const std::string& text) {
   return true;
 }
 
+// Once per marker: the second start must not start a third, whatever it finds.
+void start_again_once(const char* marker, char** argv) {
+  if (std::getenv(marker)) return;
+  setenv(marker, "1", 1);
+  execv("/proc/self/exe", argv);  // returns only on failure: then go on as we are
+}
+
 }  // namespace
 
 void prepare_process_environment(char** argv) {
@@ -63,29 +70,26 @@ void prepare_process_environment(char** argv) {
     set("OMP_NUM_THREADS", std::to_string(cores));
   }
 
-  if (address_space_headroom()) {
-    const char* given = std::getenv("OPENBLAS_NUM_THREADS");
-    const long wanted = given && sane_thread_list(given) ? std::stol(given) : cores;
-    const int fit = openblas_threads_that_fit(static_cast<int>(wanted));
-    if (std::max(fit, 1) < wanted) {
-      spdlog::warn(
-          "ulimit -v leaves room for the buffers of {} OpenBLAS thread{} (of {}): "
-          "OPENBLAS_NUM_THREADS={}{}",
-          fit, fit == 1 ? "" : "s", wanted, std::max(fit, 1),
-          fit < 1 ? "; points that call BLAS will be skipped as out of memory" : "");
-      set("OPENBLAS_NUM_THREADS", std::to_string(std::max(fit, 1)));
-    }
-  }
-
   if (!std::getenv("OMP_PROC_BIND") && !std::getenv("RUNNER_NO_PIN")) {
     set("OMP_PROC_BIND", "close");
     if (!std::getenv("OMP_PLACES")) set("OMP_PLACES", "cores");
   }
-  // Once only: the second start must not start a third, whatever it finds.
-  if (changed && !std::getenv("RUNNER_ENVIRONMENT_PREPARED")) {
-    setenv("RUNNER_ENVIRONMENT_PREPARED", "1", 1);
-    execv("/proc/self/exe", argv);  // returns only on failure: then go on as we are
-  }
+  if (changed) start_again_once("RUNNER_ENVIRONMENT_PREPARED", argv);
+}
+
+void fit_openblas_to_address_space(char** argv) {
+  if (!address_space_headroom()) return;
+  const char* given = std::getenv("OPENBLAS_NUM_THREADS");
+  const long wanted = given && sane_thread_list(given) ? std::stol(given) : cores_of_this_process();
+  const int fit = openblas_threads_that_fit(static_cast<int>(wanted));
+  if (std::max(fit, 1) >= wanted) return;
+  spdlog::warn(
+      "ulimit -v leaves room for the buffers of {} OpenBLAS thread{} (of {}): "
+      "OPENBLAS_NUM_THREADS={}{}",
+      fit, fit == 1 ? "" : "s", wanted, std::max(fit, 1),
+      fit < 1 ? "; points that call BLAS will be skipped as out of memory" : "");
+  setenv("OPENBLAS_NUM_THREADS", std::to_string(std::max(fit, 1)).c_str(), 1);
+  start_again_once("RUNNER_OPENBLAS_FITTED", argv);
 }
 
 }  // namespace runner::cli

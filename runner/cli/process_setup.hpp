@@ -9,9 +9,13 @@ namespace runner::cli {
 //    (a user's own settings are kept, and recorded in the manifest);
 //  - OMP_NUM_THREADS that is not a list of thread counts from 1 to 4096 (100000 made libgomp
 //    fail to start its threads) becomes the number of cores, with a warning;
-//  - under `ulimit -v`, OPENBLAS_NUM_THREADS is lowered to the threads whose 128 MiB buffers fit
-//    (runner/measure/host_memory.hpp), with a warning: OpenBLAS starts its pool when it loads, and a
-//    thread without room for its buffer spins forever.
 void prepare_process_environment(char** argv);
+
+// For every command, first thing in main: under `ulimit -v`, OPENBLAS_NUM_THREADS is lowered to
+// the threads whose 128 MiB buffers fit (runner/base/host_memory.hpp), with a warning, and the
+// binary starts again (once). OpenBLAS starts its thread pool when it is loaded, before main, and a
+// pool thread without room for its buffer spins forever, also in `runner --version`: the pool is
+// joined at exit.
+void fit_openblas_to_address_space(char** argv);
 
 }  // namespace runner::cli

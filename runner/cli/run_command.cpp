@@ -11,12 +11,12 @@
 #include <spdlog/spdlog.h>
 
 #include "runner/api/registry.hpp"
+#include "runner/base/errors.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/measure/calibration.hpp"
-#include "runner/run/environment.hpp"
+#include "runner/measure/environment.hpp"
 #include "runner/run/experiment.hpp"
 #include "runner/run/output_dir.hpp"
-#include "runner/run/run_errors.hpp"
 #include "runner/spec/config.hpp"
 #include "runner/spec/matrix.hpp"
 

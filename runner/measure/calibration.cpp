@@ -16,13 +16,13 @@
 #include <spdlog/spdlog.h>
 
 #include "runner/api/gpu_info.hpp"
+#include "runner/base/build_info.hpp"
+#include "runner/base/durable_file.hpp"
+#include "runner/base/interrupt.hpp"
 #include "runner/measure/calibration_cpu.hpp"
-#include "runner/results/record_files.hpp"
-#include "runner/run/build_info.hpp"
-#include "runner/run/environment.hpp"
-#include "runner/run/interrupt.hpp"
+#include "runner/measure/environment.hpp"
 #ifdef RUNNER_HAVE_CUDA
-#include "runner/cuda/calibration_gpu.hpp"
+#include "runner/measure/calibration_gpu.hpp"
 #endif
 
 namespace runner {

@@ -7,7 +7,6 @@
 #include "runner/api/workload.hpp"
 #include "runner/measure/device_monitor.hpp"
 #include "runner/measure/statistics.hpp"
-#include "runner/results/record.hpp"
 #include "runner/spec/config.hpp"
 
 namespace runner {
@@ -82,10 +81,5 @@ struct Measurement {
 // that drift between runs. Throws what the workload throws.
 Measurement measure(Workload& workload, const SamplingRule& rule,
                     const MeasureOptions& options = {});
-
-// The record fields of how a point was measured, beyond its time statistics: measure,
-// launches_per_sample, noise_warning, and where known guard_timeouts, discarded_samples,
-// sm_clock_mhz, gpu_temp_c, gpu_power_w.
-void add_measurement_fields(Record& r, const Measurement& m);
 
 }  // namespace runner

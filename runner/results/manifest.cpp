@@ -3,8 +3,8 @@
 #include <fstream>
 #include <map>
 
+#include "runner/measure/environment.hpp"  // utc_now
 #include "runner/results/record_files.hpp"
-#include "runner/run/environment.hpp"  // utc_now
 
 namespace runner {
 

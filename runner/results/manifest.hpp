@@ -8,7 +8,7 @@
 
 #include "runner/api/point.hpp"
 #include "runner/results/record.hpp"
-#include "runner/run/resume.hpp"
+#include "runner/results/run_identity.hpp"
 #include "runner/spec/config.hpp"
 
 namespace runner {

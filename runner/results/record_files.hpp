@@ -6,15 +6,11 @@
 #include <string_view>
 #include <vector>
 
+#include "runner/base/durable_file.hpp"
+#include "runner/base/errors.hpp"
 #include "runner/results/record.hpp"
-#include "runner/run/run_errors.hpp"
 
 namespace runner {
-
-// Writes a whole file so that readers see the old or the new content, never a mix: a temporary
-// file in the same folder, fsync, rename, fsync of the folder. Throws Refused (exit 3) with the
-// path and the system's reason (full disk, no permission); the old content is then untouched.
-void write_file_atomically(const std::filesystem::path& file, std::string_view content);
 
 // What a records file holds. Reading is tolerant, since the file may have met a crash or a hand:
 // a last line without its newline (a write cut short by kill -9 or a full disk) and lines that are

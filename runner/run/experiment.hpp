@@ -5,8 +5,8 @@
 
 #include "runner/api/point.hpp"
 #include "runner/api/registry.hpp"
+#include "runner/base/errors.hpp"
 #include "runner/results/record.hpp"
-#include "runner/run/run_errors.hpp"
 #include "runner/spec/config.hpp"
 
 namespace runner {
@@ -24,12 +24,12 @@ struct RunOptions {
   bool calibrate = true;
 };
 
-// Runs `points` into options.out_dir, each in a worker process (runner/run/worker_process.hpp) so that
-// a crash, a sticky CUDA error or a hang costs one point; streams records; writes the manifest
+// Runs `points` into options.out_dir, each in a worker process (runner/run/worker_process.hpp) so
+// that a crash, a sticky CUDA error or a hang costs one point; streams records; writes the manifest
 // (which lists `all_points`, the whole matrix) at start and end. First claims the folder (lock,
-// emptiness, resume checks: runner/run/output_dir.hpp, runner/run/resume.hpp) before any work. Returns
-// the exit code (runner/run/exit_codes.hpp): 0 when no point failed, 1 when any failed, 128 + N when
-// stopped by signal N; throws UsageError / Refused when the folder cannot be used.
+// emptiness, resume checks: runner/run/output_dir.hpp, runner/run/resume.hpp) before any work.
+// Returns the exit code (runner/base/exit_codes.hpp): 0 when no point failed, 1 when any failed,
+// 128 + N when stopped by signal N; throws UsageError / Refused when the folder cannot be used.
 int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_points,
                    const std::vector<Point>& points, const Registry& registry,
                    const RunOptions& options);

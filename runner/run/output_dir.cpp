@@ -14,8 +14,8 @@
 
 #include <fmt/format.h>
 
-#include "runner/run/environment.hpp"
-#include "runner/run/run_errors.hpp"
+#include "runner/base/errors.hpp"
+#include "runner/measure/environment.hpp"
 
 namespace runner {
 

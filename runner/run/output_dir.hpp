@@ -3,7 +3,7 @@
 #include <string>
 #include <string_view>
 
-#include "runner/run/run_errors.hpp"
+#include "runner/base/errors.hpp"
 
 namespace runner {
 

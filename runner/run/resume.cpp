@@ -6,28 +6,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "runner/run/build_info.hpp"
+#include "runner/base/errors.hpp"
 #include "runner/run/output_dir.hpp"
-#include "runner/run/run_errors.hpp"
 
 namespace runner {
-
-nlohmann::ordered_json RunIdentity::to_json() const {
-  return {{"config", config}, {"build", build}, {"device", device}};
-}
-
-std::string RunIdentity::fingerprint() const {
-  // Hashed as releases before the identity had parts did, so that their manifests still compare.
-  return fmt::format("{:016x}", fnv1a64(config_text + "\n" + build + "\n" + device));
-}
-
-RunIdentity identity_of(const std::string& config_text) {
-  RunIdentity id;
-  id.config_text = config_text;
-  id.config = fmt::format("{:016x}", fnv1a64(config_text));
-  id.build = build_info::kGitRevision;
-  return id;
-}
 
 namespace {
 

@@ -8,27 +8,11 @@
 #include <nlohmann/json.hpp>
 
 #include "runner/api/point.hpp"
+#include "runner/base/errors.hpp"
 #include "runner/results/record.hpp"
-#include "runner/run/run_errors.hpp"
+#include "runner/results/run_identity.hpp"
 
 namespace runner {
-
-// What must match for the records in a folder to be resumed: the config text, the build of the
-// runner and the device measured. Stored in the manifest; compared part by part, so that a
-// refusal says which one changed.
-struct RunIdentity {
-  std::string config_text;  // as read (not stored: the manifest has it under config_text)
-  std::string config;       // hash of the config text
-  std::string build;        // git revision of the runner
-  std::string device;       // GPU name, or CPU model without a GPU; empty until a worker said hello
-
-  nlohmann::ordered_json to_json() const;
-  // The single hash of earlier releases' manifests ("fingerprint").
-  std::string fingerprint() const;
-};
-
-// The identity of this run before a worker has reported the device.
-RunIdentity identity_of(const std::string& config_text);
 
 // Checks the manifest of a folder against this run before anything is rewritten; throws Refused
 // (exit 3) when there is no readable manifest but there are records, when the folder was made by

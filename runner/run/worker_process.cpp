@@ -1,4 +1,5 @@
 #include "runner/run/worker_process.hpp"
+#include "runner/base/durable_file.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -15,10 +16,10 @@
 
 #include <fmt/format.h>
 
-#include "runner/run/environment.hpp"
-#include "runner/run/interrupt.hpp"
+#include "runner/base/errors.hpp"
+#include "runner/base/interrupt.hpp"
+#include "runner/measure/environment.hpp"
 #include "runner/run/point_runner.hpp"
-#include "runner/run/run_errors.hpp"
 #include "runner/run/running_clock.hpp"
 
 namespace runner {
@@ -26,19 +27,6 @@ namespace runner {
 namespace {
 
 bool g_worker_poisoned = false;
-
-bool write_all(int fd, const std::string& text) {
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  return true;
-}
 
 // Blocking line reader of the worker side.
 std::optional<std::string> read_line_blocking(int fd, std::string& buffer) {

@@ -49,9 +49,9 @@ class WorkerProcess {
     int signal = 0;                 // interrupted: the stop signal the worker reported, if any
   };
   // Sends the point and waits for its record, at most timeout_s of running time (then the worker
-  // is killed). While waiting, a stop request of this process (runner/run/interrupt.hpp) is forwarded
-  // to the worker as SIGTERM, and the worker abandons the point between samples; after grace_s
-  // more, or at once on a second stop signal, it is killed.
+  // is killed). While waiting, a stop request of this process (runner/base/interrupt.hpp) is
+  // forwarded to the worker as SIGTERM, and the worker abandons the point between samples; after
+  // grace_s more, or at once on a second stop signal, it is killed.
   Outcome run(std::size_t index, double timeout_s, double grace_s);
   bool alive() const { return pid_ > 0; }
   pid_t pid() const { return pid_; }

@@ -8,13 +8,13 @@
 #include <spdlog/spdlog.h>
 
 #include "runner/api/registry.hpp"
+#include "runner/base/errors.hpp"
+#include "runner/measure/environment.hpp"
 #include "runner/results/columns.hpp"
 #include "runner/results/record_files.hpp"
 #include "runner/results/relative_metrics.hpp"
 #include "runner/results/summary.hpp"
-#include "runner/run/environment.hpp"
 #include "runner/run/output_dir.hpp"
-#include "runner/run/run_errors.hpp"
 #include "runner/slurm/array_indices.hpp"
 #include "runner/slurm/run_lock.hpp"
 #include "runner/slurm/shard_exit.hpp"

@@ -1,8 +1,8 @@
 #pragma once
 #include <filesystem>
 
-#include "runner/run/exit_codes.hpp"
-#include "runner/run/run_errors.hpp"
+#include "runner/base/errors.hpp"
+#include "runner/base/exit_codes.hpp"
 
 namespace runner::slurm {
 

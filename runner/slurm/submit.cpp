@@ -11,12 +11,12 @@
 #include <spdlog/spdlog.h>
 
 #include "runner/api/registry.hpp"
+#include "runner/base/build_info.hpp"
+#include "runner/base/errors.hpp"
+#include "runner/measure/environment.hpp"
 #include "runner/results/manifest.hpp"
 #include "runner/results/record_files.hpp"
-#include "runner/run/build_info.hpp"
-#include "runner/run/environment.hpp"
 #include "runner/run/output_dir.hpp"
-#include "runner/run/run_errors.hpp"
 #include "runner/slurm/array_indices.hpp"
 #include "runner/slurm/array_plan.hpp"
 #include "runner/slurm/child_command.hpp"

@@ -9,6 +9,8 @@
 
 namespace runner {
 
+using Json = nlohmann::ordered_json;
+
 namespace {
 
 // The largest extent, thread count and block side a config may ask for: far beyond any machine,
@@ -105,8 +107,9 @@ AxisDescriptor integer_axis(Axis axis, std::string_view name, auto Point::*field
   using Field = typename std::remove_reference_t<decltype(Point{}.*field)>::value_type;
   typed_storage<Field, std::int64_t>(d, field);
   d.key_rank = key_rank;
-  d.to_record = [field, name](Record& r, const Point& p) {
-    r[std::string(name)] = (p.*field) ? Record(*(p.*field)) : Record(nullptr);
+  d.to_record = [field, name](nlohmann::ordered_json& r, const Point& p) {
+    r[std::string(name)] =
+        (p.*field) ? nlohmann::ordered_json(*(p.*field)) : nlohmann::ordered_json(nullptr);
   };
   return d;
 }
@@ -127,7 +130,7 @@ std::vector<AxisDescriptor> make_table() {
   kernel.matches = [](const Point& p, const AxisValue& v) {
     return p.kernel == std::get<std::string>(v);
   };
-  kernel.to_record = [](Record& r, const Point& p) { r["kernel"] = p.kernel; };
+  kernel.to_record = [](nlohmann::ordered_json& r, const Point& p) { r["kernel"] = p.kernel; };
   t.push_back(kernel);
 
   AxisDescriptor variant = kernel;
@@ -143,7 +146,7 @@ std::vector<AxisDescriptor> make_table() {
   variant.matches = [](const Point& p, const AxisValue& v) {
     return p.variant == std::get<std::string>(v);
   };
-  variant.to_record = [](Record& r, const Point& p) { r["variant"] = p.variant; };
+  variant.to_record = [](nlohmann::ordered_json& r, const Point& p) { r["variant"] = p.variant; };
   t.push_back(variant);
 
   AxisDescriptor size;
@@ -161,10 +164,10 @@ std::vector<AxisDescriptor> make_table() {
   };
   size.key_rank = 1;
   size.defines_problem = true;
-  size.to_record = [](Record& r, const Point& p) {
-    r["m"] = p.size ? Record(p.size->m) : Record(nullptr);
-    r["n"] = p.size ? Record(p.size->n) : Record(nullptr);
-    r["k"] = p.size && p.size->k ? Record(p.size->k) : Record(nullptr);
+  size.to_record = [](nlohmann::ordered_json& r, const Point& p) {
+    r["m"] = p.size ? Json(p.size->m) : Json(nullptr);
+    r["n"] = p.size ? Json(p.size->n) : Json(nullptr);
+    r["k"] = p.size && p.size->k ? Json(p.size->k) : Json(nullptr);
   };
   t.push_back(size);
 
@@ -181,8 +184,8 @@ std::vector<AxisDescriptor> make_table() {
   typed_storage<Dtype, Dtype>(dtype, &Point::dtype);
   dtype.key_rank = 0;
   dtype.defines_problem = true;
-  dtype.to_record = [](Record& r, const Point& p) {
-    r["dtype"] = p.dtype ? Record(std::string(dtype_name(*p.dtype))) : Record(nullptr);
+  dtype.to_record = [](nlohmann::ordered_json& r, const Point& p) {
+    r["dtype"] = p.dtype ? Json(std::string(dtype_name(*p.dtype))) : Json(nullptr);
   };
   t.push_back(dtype);
 
@@ -199,9 +202,9 @@ std::vector<AxisDescriptor> make_table() {
   block.builtin_default = [] { return AxisValue(BlockShape{16, 16}); };
   typed_storage<BlockShape, BlockShape>(block, &Point::block);
   block.key_rank = 3;
-  block.to_record = [](Record& r, const Point& p) {
-    r["block_x"] = p.block ? Record(p.block->x) : Record(nullptr);
-    r["block_y"] = p.block ? Record(p.block->y) : Record(nullptr);
+  block.to_record = [](nlohmann::ordered_json& r, const Point& p) {
+    r["block_x"] = p.block ? Json(p.block->x) : Json(nullptr);
+    r["block_y"] = p.block ? Json(p.block->y) : Json(nullptr);
   };
   t.push_back(block);
 
@@ -229,8 +232,8 @@ std::vector<AxisDescriptor> make_table() {
   print.builtin_default = [] { return AxisValue(false); };
   typed_storage<bool, bool>(print, &Point::print);
   print.key_rank = 6;
-  print.to_record = [](Record& r, const Point& p) {
-    r["print"] = p.print ? Record(*p.print) : Record(nullptr);
+  print.to_record = [](nlohmann::ordered_json& r, const Point& p) {
+    r["print"] = p.print ? Json(*p.print) : Json(nullptr);
   };
   t.push_back(print);
 
@@ -276,7 +279,7 @@ const AxisDescriptor& describe(Axis a) {
   return axis_descriptors().at(static_cast<std::size_t>(a));
 }
 
-void axis_columns(Record& r, const Point& p) {
+void axis_columns(nlohmann::ordered_json& r, const Point& p) {
   for (const auto& d : axis_descriptors()) d.to_record(r, p);
 }
 

@@ -12,10 +12,10 @@
 #include <variant>
 #include <vector>
 
+#include <nlohmann/json.hpp>
 #include "runner/api/axis.hpp"
 #include "runner/api/dtype.hpp"
 #include "runner/api/point.hpp"
-#include "runner/results/record.hpp"
 #include "runner/spec/yaml_reader.hpp"
 
 namespace runner {
@@ -52,8 +52,9 @@ struct AxisDescriptor {
   int key_rank = -1;
   // Part of the problem key: points of one problem share inputs and reference.
   bool defines_problem = false;
-  // Sets the record columns that show the axis (runner/results/columns.json).
-  std::function<void(Record&, const Point&)> to_record;
+  // Sets the record columns that show the axis (runner/results/columns.json). A record is this
+  // JSON object (runner/results/record.hpp); the spec does not depend on the results layer.
+  std::function<void(nlohmann::ordered_json&, const Point&)> to_record;
 };
 
 // Every axis, in the order of the Axis enum.
@@ -61,6 +62,6 @@ const std::vector<AxisDescriptor>& axis_descriptors();
 const AxisDescriptor& describe(Axis a);
 
 // Sets the record columns of every axis of `p` (null where the point does not have the axis).
-void axis_columns(Record& r, const Point& p);
+void axis_columns(nlohmann::ordered_json& r, const Point& p);
 
 }  // namespace runner

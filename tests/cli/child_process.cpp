@@ -40,11 +40,11 @@ int counter() {
 std::string runner_binary() {
   return RUNNER_BINARY;
 }
-std::string runner_with_faults_binary() {
-  return RUNNER_WITH_FAULTS_BINARY;
+std::string runner_test_binary() {
+  return RUNNER_TEST_BINARY;
 }
 std::string runner_binary_for(const SpawnOptions& options) {
-  return options.env.count("RUNNER_FAULT_INJECTION") ? runner_with_faults_binary() : runner_binary();
+  return options.env.count("RUNNER_FAULT_INJECTION") ? runner_test_binary() : runner_binary();
 }
 std::filesystem::path source_dir() {
   return RUNNER_SOURCE_DIR;

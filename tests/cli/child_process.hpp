@@ -15,7 +15,7 @@ namespace runner::cli_testing {
 std::string runner_binary();
 // The test-only binary with the fault-injection kernel (tests/fault_kernel/), enabled by
 // RUNNER_FAULT_INJECTION=1 in its environment.
-std::string runner_with_faults_binary();
+std::string runner_test_binary();
 std::filesystem::path source_dir();
 
 struct ProcessResult {

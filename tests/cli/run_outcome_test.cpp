@@ -52,7 +52,7 @@ sweeps:
 }
 
 TEST(RunOutcome, APointThatCrashesFailsAloneAndTheRunExitsWith1) {
-  // The test-only fault kernel (bin/runner-with-faults, RUNNER_FAULT_INJECTION=1): a segfault and an
+  // The test-only fault kernel (bin/runner-test, RUNNER_FAULT_INJECTION=1): a segfault and an
   // abort cost their own points; the points after them still run in a fresh worker.
   TempDir dir;
   write_text(dir / "config.yaml", R"(experiment: crashes

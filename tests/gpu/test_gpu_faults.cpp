@@ -32,8 +32,9 @@ sweeps:
   - {kernel: transpose, variant: copy, size: 1000, dtype: float}
   - {kernel: gemm, variant: naive_2d, size: 129, block: [[16, 16]]}
 )";
-  const std::string cmd = std::string("RUNNER_FAULT_INJECTION=1 ") + RUNNER_WITH_FAULTS_BIN + " " + (dir / "faults.yaml").string() +
-                          " --out " + (dir / "out").string() + " -q > " + (dir / "log").string() + " 2>&1";
+  const std::string cmd = std::string("RUNNER_FAULT_INJECTION=1 ") + RUNNER_TEST_BIN + " " +
+                          (dir / "faults.yaml").string() + " --out " + (dir / "out").string() +
+                          " -q > " + (dir / "log").string() + " 2>&1";
   const int status = std::system(cmd.c_str());
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 1) << "exit code 1: some points failed";

@@ -50,7 +50,8 @@ std::vector<std::string> run_argv(const std::vector<std::string>& args,
   argv.insert(argv.end(), args.begin(), args.end());
   // Subcommands take their own options; a run (the default) gets --no-calibrate.
   const bool is_run = !args.empty() && args[0] != "validate" && args[0] != "list" &&
-                      args[0] != "submit" && args[0] != "collect" && args[0] != "status";
+                      args[0] != "submit" && args[0] != "collect" && args[0] != "status" &&
+                      args[0] != "columns" && args[0] != "--version";
   if (is_run) argv.push_back("--no-calibrate");
   return argv;
 }

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "runner/measure/sampling.hpp"
+#include "runner/results/measurement_columns.hpp"
 #include "runner/run/point_runner.hpp"
 #include "runner/spec/config.hpp"
 #include "runner/spec/config_error.hpp"

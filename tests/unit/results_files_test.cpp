@@ -6,9 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include "runner/base/errors.hpp"
 #include "runner/results/columns.hpp"
 #include "runner/results/record_files.hpp"
-#include "runner/run/run_errors.hpp"
 #include "tests/unit/temp_dir.hpp"
 
 namespace runner {

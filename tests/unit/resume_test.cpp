@@ -1,8 +1,8 @@
 // What --resume keeps of a folder, and when it refuses: runner/run/resume.hpp.
 #include <gtest/gtest.h>
 
+#include "runner/base/errors.hpp"
 #include "runner/run/resume.hpp"
-#include "runner/run/run_errors.hpp"
 #include "tests/unit/temp_dir.hpp"
 
 namespace runner {

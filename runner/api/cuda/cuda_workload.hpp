@@ -6,11 +6,11 @@
 #include <memory>
 
 #include "runner/api/cuda/cuda_check.hpp"
+#include "runner/api/cuda/detail/event_clock.hpp"
+#include "runner/api/cuda/detail/l2_flush.hpp"
 #include "runner/api/errors.hpp"
 #include "runner/api/point.hpp"
 #include "runner/api/workload.hpp"
-#include "runner/cuda/event_clock.hpp"
-#include "runner/cuda/l2_flush.hpp"
 
 namespace runner::cuda {
 

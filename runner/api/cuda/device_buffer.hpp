@@ -10,7 +10,7 @@
 
 namespace runner::cuda {
 
-// Throws PointSkipped with the sizes asked and free (runner/cuda/cuda_errors.cpp).
+// Throws PointSkipped with the sizes asked and free (runner/api/cuda/detail/cuda_errors.cpp).
 [[noreturn]] void throw_out_of_device_memory(std::size_t bytes);
 
 // Device memory for `count` elements of T, freed on destruction. An allocation the device cannot
