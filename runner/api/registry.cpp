@@ -59,7 +59,10 @@ void Registry::settle() const {
   // Kernels may register after their variants (another file's static object): variants of a
   // kernel not registered yet wait.
   std::vector<std::pair<std::string, VariantInfo>> waiting;
-  for (auto& [kernel, variant] : pending_) {
+  for (auto& entry : pending_) {
+    // (No structured binding: clang before 16 cannot capture one in the lambda.)
+    std::string& kernel = entry.first;
+    VariantInfo& variant = entry.second;
     auto it = std::find_if(kernels_.begin(), kernels_.end(),
                            [&](const KernelInfo& k) { return k.name == kernel; });
     if (it == kernels_.end()) {

@@ -113,7 +113,10 @@ IdentityCheck check_identities(const std::map<int, ShardIdentity>& identities,
                                const std::string& submitted_config_text) {
   IdentityCheck check;
   const std::string submitted = identity_of(submitted_config_text).config;
-  for (const auto& [shard, id] : identities) {
+  for (const auto& entry : identities) {
+    // (No structured binding: clang before 16 cannot capture one in the lambda.)
+    const int shard = entry.first;
+    const ShardIdentity& id = entry.second;
     auto it = std::find_if(check.groups.begin(), check.groups.end(), [&](const auto& g) {
       return g.config == id.config && g.build == id.build;
     });

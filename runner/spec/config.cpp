@@ -6,6 +6,8 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
 #include <yaml-cpp/yaml.h>
 
 #include "runner/api/registry.hpp"
@@ -71,8 +73,9 @@ std::optional<TextProblem> first_bad_character(const std::string& s) {
 
 // Where the second YAML document of a stream starts: the "---" after the first document's
 // content, or the first content after a "..." that ended it. Only called when yaml-cpp found a
-// second document (its Load reads the first and ignores the rest silently).
-Location second_document_start(const std::string& text) {
+// second document (its Load reads the first and ignores the rest silently); nullopt when the text
+// has no such marker (then yaml-cpp's second document is malformed content, not a document).
+std::optional<Location> second_document_start(const std::string& text) {
   int line = 0;
   bool content = false, ended = false;
   std::size_t pos = 0;
@@ -88,17 +91,42 @@ Location second_document_start(const std::string& text) {
     const auto first = l.find_first_not_of(" \t");
     const bool blank = first == std::string_view::npos || l[first] == '#';
     if (is_marker("---")) {
-      if (content || ended) return {line, 1};
+      if (content || ended) return Location{line, 1};
       const auto rest = l.substr(3).find_first_not_of(" \t");
       if (rest != std::string_view::npos && l[3 + rest] != '#') content = true;
     } else if (is_marker("...")) {
       ended = content;
     } else if (!blank && l[0] != '%') {
-      if (ended) return {line, 1};
+      if (ended) return Location{line, 1};
       content = true;
     }
   }
-  return {1, 1};
+  return std::nullopt;
+}
+
+// Where yaml-cpp starts a second document of `text`, if it finds one. Not YAML::LoadAll: on some
+// malformed input (a flow sequence followed by more text) yaml-cpp 0.7 never leaves its position
+// and LoadAll collects empty documents until memory runs out. Two documents are all we look for.
+std::optional<Location> second_document(const std::string& text) {
+  struct DocumentStarts final : YAML::EventHandler {
+    YAML::Mark last;
+    void OnDocumentStart(const YAML::Mark& mark) override { last = mark; }
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  const std::string&) override {}
+    void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                         YAML::EmitterStyle::value) override {}
+    void OnSequenceEnd() override {}
+    void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                    YAML::EmitterStyle::value) override {}
+    void OnMapEnd() override {}
+  } starts;
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  if (!parser.HandleNextDocument(starts) || !parser.HandleNextDocument(starts)) return std::nullopt;
+  return Location{starts.last.line + 1, starts.last.column + 1};
 }
 
 // Column of a tab in the indentation of a line (0-based line index), if it has one.
@@ -242,12 +270,14 @@ class ConfigParser : public YamlReader {
     if (auto bad = first_bad_character(text)) fail(bad->where, bad->what);
     YAML::Node root;
     try {
-      std::vector<YAML::Node> documents = YAML::LoadAll(text);
-      if (documents.size() > 1)
-        fail(second_document_start(text),
-             "a second YAML document starts here: a config is one document; split the experiments "
-             "into several files");
-      if (!documents.empty()) root = documents.front();
+      root = YAML::Load(text);  // the first document; yaml-cpp ignores the rest
+      if (const auto second = second_document(text)) {
+        if (const auto marker = second_document_start(text))
+          fail(*marker,
+               "a second YAML document starts here: a config is one document; split the "
+               "experiments into several files");
+        fail(*second, "YAML syntax error: content after the end of the document");
+      }
     } catch (const YAML::ParserException& e) {
       // yaml-cpp reports a tab in the indentation as what it then failed to find ("illegal block
       // entry", "end of map not found"): name the tab instead.

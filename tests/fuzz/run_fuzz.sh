@@ -35,12 +35,16 @@ dict="$build/fuzz.dict"
 } > "$dict"
 
 status=0
-# -rss_limit_mb: a config that makes the runner allocate without bound is a finding too.
+# -rss_limit_mb: a config that makes the runner allocate without bound is a finding too;
+# -malloc_limit_mb reports a single huge allocation at once, with its stack and the input (the
+# RSS watchdog alone once hung in its report, under LeakSanitizer, instead of writing the input).
 # -timeout=60: the largest matrix the runner accepts (100000 points) takes a second to expand in
 # a release build and some 30 s under ASan and coverage; an input slower than that is a finding.
-ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
+# `timeout`: whatever the fuzzer does, this script ends.
+ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} timeout -s KILL $((seconds + 240)) \
   "$fuzzer" "$corpus" "$root/tests/cli/bad_configs" "$root/configs" \
-  -dict="$dict" -max_total_time="$seconds" -timeout=60 -rss_limit_mb=2048 -max_len=8192 \
+  -dict="$dict" -max_total_time="$seconds" -timeout=60 -rss_limit_mb=2048 \
+  -malloc_limit_mb=1024 -max_len=8192 \
   -artifact_prefix="$crashes/" -print_final_stats=1 > "$log" 2>&1 || status=$?
 
 execs=$(grep -E '^stat::number_of_executed_units:' "$log" | awk '{print $2}' | tail -n 1 || true)
