@@ -9,6 +9,7 @@
 #include <memory>
 #include <new>
 #include <span>
+#include "kernels/common/host_parallel.hpp"
 
 namespace runner::kernels {
 
@@ -42,7 +43,7 @@ template <typename T>
 void poison(std::span<T> out) {
   const auto n = static_cast<std::int64_t>(out.size());
   T* p = out.data();
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= kHostParallelFrom)
   for (std::int64_t i = 0; i < n; ++i) p[i] = std::numeric_limits<T>::quiet_NaN();
 }
 

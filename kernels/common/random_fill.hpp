@@ -4,6 +4,7 @@
 // depend on the number of threads that fill them and the fill runs in parallel.
 #include <cstdint>
 #include <span>
+#include "kernels/common/host_parallel.hpp"
 
 namespace runner::kernels {
 
@@ -20,7 +21,7 @@ void fill_uniform(std::span<T> out, std::uint64_t seed, std::uint64_t stream) {
   const auto n = static_cast<std::int64_t>(out.size());
   T* p = out.data();
   const std::uint64_t base = splitmix64(seed ^ splitmix64(stream + 0x51ED));
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= kHostParallelFrom)
   for (std::int64_t i = 0; i < n; ++i) {
     const std::uint64_t r = splitmix64(base + static_cast<std::uint64_t>(i));
     // 53 random bits → [0, 1) → [-1, 1)

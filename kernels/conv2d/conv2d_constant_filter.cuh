@@ -52,8 +52,8 @@ namespace {
 // first kernel.
 __constant__ float c_weights[kMaxKernelSize * kMaxKernelSize];
 
-// Device copies of the image and the output, the filter in constant memory, and the host copy of
-// the output that verify() compares with the reference.
+// Device copies of the image and the output, the filter in constant memory; verify() compares the
+// output with the reference on the device (runner/api/cuda/cuda_workload.hpp, verify_output).
 class CudaConv2d : public cuda::CudaWorkload {
  public:
   // `kernel` and `shared_bytes` are what run() launches: checked before anything is allocated.
@@ -70,9 +70,8 @@ class CudaConv2d : public cuda::CudaWorkload {
     cuda::require_launchable(block_, shared_bytes_, kernel);
     in_ = cuda::DeviceBuffer<float>(p_.input.size());
     out_ = cuda::DeviceBuffer<float>(p_.input.size());
-    host_out_ = HostArray<float>(p_.input.size());
     h2d_ms_ = time_copy([&] {
-      in_.copy_from_host(p_.input.span(), stream());
+      upload(in_, problem_, 0, p_.input.span());
       RUNNER_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_weights, p_.weights.data(),
                                                 p_.weights.size() * sizeof(float), 0,
                                                 cudaMemcpyHostToDevice, stream()));
@@ -81,10 +80,7 @@ class CudaConv2d : public cuda::CudaWorkload {
 
   void poison_output() override { out_.poison(stream()); }
 
-  Verification verify() override {
-    d2h_ms_ = time_copy([&] { out_.copy_to_host(host_out_.span(), stream()); });
-    return compare_with_reference<float>(host_out_.span(), p_.reference, tolerance_);
-  }
+  Verification verify() override { return verify_output(out_, problem_, p_.reference, tolerance_); }
 
  protected:
   dim3 block() const { return dim3(block_.x, block_.y); }
@@ -103,7 +99,6 @@ class CudaConv2d : public cuda::CudaWorkload {
   std::size_t shared_bytes_;
   double tolerance_;
   cuda::DeviceBuffer<float> in_, out_;
-  HostArray<float> host_out_;
 };
 
 }  // namespace

@@ -1,8 +1,9 @@
 #pragma once
-// Base of the conv2d workloads with a fixed launch shape (shared_reg, cudnn): the image copied to
-// the device once (timed into h2d_ms), the output poisoned on the device before every run, and
-// verification that copies the output back (timed into d2h_ms) and compares it with the double
-// reference at the float tolerance of a ks²-term sum. The variants add their filter upload (into
+// Base of the conv2d workloads with a fixed launch shape (shared_reg, cudnn): the image put on the
+// device once per point (timed into h2d_ms; from the worker's device copy of the problem after its
+// first point), the output poisoned on the device before every run, and verification against the
+// double reference on the device (or copied back, where the reference does not fit there) at the
+// float tolerance of a ks²-term sum. The variants add their filter upload (into
 // their own constant memory or descriptor) and their launch. Plain C++: host .cpp files use it.
 #include <climits>
 #include <cstddef>
@@ -34,17 +35,12 @@ class CudaConv2dFixed : public cuda::CudaWorkload {
     if (kernel) cuda::require_launchable(block, shared_bytes, kernel);
     in_ = cuda::DeviceBuffer<float>(p_.input.size());
     out_ = cuda::DeviceBuffer<float>(p_.input.size());
-    host_out_ = HostArray<float>(p_.input.size());
-    h2d_ms_ = time_copy([&] { in_.copy_from_host(p_.input.span(), stream()); });
+    h2d_ms_ = time_copy([&] { upload(in_, problem_, 0, p_.input.span()); });
   }
 
   void poison_output() override { out_.poison(stream()); }
 
-  Verification verify() override {
-    d2h_ms_ = time_copy([&] { out_.copy_to_host(host_out_.span(), stream()); });
-    synchronize();
-    return compare_with_reference<float>(host_out_.span(), p_.reference, tolerance_);
-  }
+  Verification verify() override { return verify_output(out_, problem_, p_.reference, tolerance_); }
 
  protected:
   int m() const { return static_cast<int>(p_.m); }
@@ -54,7 +50,6 @@ class CudaConv2dFixed : public cuda::CudaWorkload {
   const Conv2dProblem<float>& p_;
   double tolerance_;
   cuda::DeviceBuffer<float> in_, out_;
-  HostArray<float> host_out_;
 };
 
 }  // namespace runner::kernels::conv2d

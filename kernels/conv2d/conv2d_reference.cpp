@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "kernels/common/host_parallel.hpp"
 #include "kernels/common/random_fill.hpp"
 #include "kernels/conv2d/conv2d_problem.hpp"
 #include "runner/api/dtype.hpp"
@@ -21,7 +22,7 @@ void compute_reference(Conv2dProblem<T>& p) {
   const T* w = p.weights.data();
   p.reference.resize(static_cast<std::size_t>(m * n));
   double* ref = p.reference.data();
-#pragma omp parallel
+#pragma omp parallel if (m * n >= kHostParallelFrom)
   {
     std::vector<double> in_row(static_cast<std::size_t>(n));
 #pragma omp for schedule(static)

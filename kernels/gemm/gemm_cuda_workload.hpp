@@ -1,7 +1,9 @@
 #pragma once
-// Base of the CUDA GEMM workloads: A and B copied to the device once (timed into h2d_ms), C on the
-// device poisoned before every run, and verification that copies C back (timed into d2h_ms) and
-// compares it with the double reference. Variants add only their launch.
+// Base of the CUDA GEMM workloads: A and B put on the device once per point (timed into h2d_ms;
+// from the worker's device copy of the problem after its first point), C on the device poisoned
+// before every run, and verification against the double reference on the device (or, where the
+// device has no room for the reference, C copied back and compared on the host). Variants add
+// only their launch.
 #include <cstdint>
 #include <memory>
 #include <utility>
@@ -26,21 +28,16 @@ class CudaGemm : public cuda::CudaWorkload {
         tolerance_(tolerance_for(point.dtype.value_or(Dtype::f32), precision, p_.k)),
         a_(p_.a.size()),
         b_(p_.b.size()),
-        c_(static_cast<std::size_t>(p_.m * p_.n)),
-        host_c_(c_.size()) {
+        c_(static_cast<std::size_t>(p_.m * p_.n)) {
     h2d_ms_ = time_copy([&] {
-      a_.copy_from_host(p_.a.span(), stream());
-      b_.copy_from_host(p_.b.span(), stream());
+      upload(a_, problem_, 0, p_.a.span());
+      upload(b_, problem_, 1, p_.b.span());
     });
   }
 
   void poison_output() override { c_.poison(stream()); }
 
-  Verification verify() override {
-    d2h_ms_ = time_copy([&] { c_.copy_to_host(host_c_.span(), stream()); });
-    synchronize();
-    return compare_with_reference<T>(host_c_.span(), p_.reference, tolerance_);
-  }
+  Verification verify() override { return verify_output(c_, problem_, p_.reference, tolerance_); }
 
  protected:
   std::int64_t m() const { return p_.m; }
@@ -51,7 +48,6 @@ class CudaGemm : public cuda::CudaWorkload {
   const GemmProblem<T>& p_;
   double tolerance_;
   cuda::DeviceBuffer<T> a_, b_, c_;
-  HostArray<T> host_c_;  // C copied back for verification
 };
 
 }  // namespace runner::kernels::gemm

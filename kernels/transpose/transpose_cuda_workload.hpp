@@ -1,7 +1,8 @@
 #pragma once
-// Base of the CUDA transpose workloads: the input copied to the device once (timed into h2d_ms),
-// the output poisoned on the device before every run, and verification that copies the output
-// back (timed into d2h_ms) and compares it exactly with the reference. Variants add their launch;
+// Base of the CUDA transpose workloads: the input put on the device once per point (timed into
+// h2d_ms; from the worker's device copy of the problem after its first point), the output poisoned
+// on the device before every run, and verification that compares it exactly with the reference on
+// the device (or copied back, where the reference does not fit there). Variants add their launch;
 // every one handles any m×n (edge tiles are guarded).
 #include <cstddef>
 #include <cstdint>
@@ -72,18 +73,15 @@ class CudaTranspose : public cuda::CudaWorkload {
         block_(launchable_block(point, launch)),
         expected_(p_.reference),
         in_(p_.input.size()),
-        out_(p_.input.size()),
-        host_out_(p_.input.size()) {
-    h2d_ms_ = time_copy([&] { in_.copy_from_host(p_.input.span(), stream()); });
+        out_(p_.input.size()) {
+    h2d_ms_ = time_copy([&] { upload(in_, problem_, 0, p_.input.span()); });
   }
 
   void poison_output() override { out_.poison(stream()); }
 
   Verification verify() override {
-    d2h_ms_ = time_copy([&] { out_.copy_to_host(host_out_.span(), stream()); });
-    synchronize();
     // Data movement is exact: tolerance 0 (tolerance_for with a reduction length of 0).
-    return compare_with_reference<T>(host_out_.span(), expected_, 0.0);
+    return verify_output(out_, problem_, expected_, 0.0);
   }
 
  protected:
@@ -98,7 +96,6 @@ class CudaTranspose : public cuda::CudaWorkload {
   BlockShape block_;
   std::span<const double> expected_;  // what the output must equal: the transpose, by default
   cuda::DeviceBuffer<T> in_, out_;    // out_ has m·n elements whatever its shape
-  HostArray<T> host_out_;             // the output copied back for verification
 };
 
 }  // namespace runner::kernels::transpose

@@ -1,3 +1,4 @@
+#include "kernels/common/host_parallel.hpp"
 #include "kernels/common/random_fill.hpp"
 #include "kernels/transpose/transpose_problem.hpp"
 #include "runner/api/dtype.hpp"
@@ -19,7 +20,7 @@ std::shared_ptr<const Problem> build(const ProblemSize& s, std::uint64_t seed) {
   const T* in = p->input.data();
   double* ref = p->reference.data();
   const std::int64_t m = s.m, n = s.n;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (m * n >= kHostParallelFrom)
   for (std::int64_t j = 0; j < n; ++j)
     for (std::int64_t i = 0; i < m; ++i) ref[j * m + i] = static_cast<double>(in[i * n + j]);
   return p;

@@ -53,19 +53,26 @@ std::string csv_cell(const nlohmann::ordered_json& value) {
   return csv_escape(value.dump());
 }
 
-std::string to_csv(const std::vector<Record>& records) {
-  const auto columns = csv_columns(records);
+std::string csv_header(const std::vector<std::string>& columns) {
   std::string out;
   for (std::size_t i = 0; i < columns.size(); ++i) out += (i ? "," : "") + csv_escape(columns[i]);
-  out += "\r\n";
-  for (const auto& r : records) {
-    for (std::size_t i = 0; i < columns.size(); ++i) {
-      if (i) out += ',';
-      const auto it = r.find(columns[i]);
-      if (it != r.end()) out += csv_cell(*it);
-    }
-    out += "\r\n";
+  return out + "\r\n";
+}
+
+std::string csv_row(const Record& r, const std::vector<std::string>& columns) {
+  std::string out;
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    if (i) out += ',';
+    const auto it = r.find(columns[i]);
+    if (it != r.end()) out += csv_cell(*it);
   }
+  return out + "\r\n";
+}
+
+std::string to_csv(const std::vector<Record>& records) {
+  const auto columns = csv_columns(records);
+  std::string out = csv_header(columns);
+  for (const auto& r : records) out += csv_row(r, columns);
   return out;
 }
 

@@ -25,6 +25,9 @@ std::vector<std::string> csv_columns(const std::vector<Record>& records);
 std::string csv_escape(std::string_view field);
 // A JSON value as a CSV cell: null → empty, strings unquoted (then escaped), numbers as JSON.
 std::string csv_cell(const nlohmann::ordered_json& value);
+// One CSV line (CRLF-terminated): the header of `columns`, or a record's cells in that order.
+std::string csv_header(const std::vector<std::string>& columns);
+std::string csv_row(const Record& r, const std::vector<std::string>& columns);
 // Whole CSV text: header row, then one row per record, CRLF line ends as RFC 4180 says.
 std::string to_csv(const std::vector<Record>& records);
 

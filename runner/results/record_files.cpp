@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <fstream>
 
@@ -105,26 +106,68 @@ void append_dropped_lines(const std::filesystem::path& file, const std::vector<s
   if (!written) io_error(file, "cannot write", saved);
 }
 
-RecordFiles::RecordFiles(std::filesystem::path dir, std::string stem)
-    : dir_(std::move(dir)), stem_(std::move(stem)) {
+namespace {
+
+double steady_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+int open_for_append(const std::filesystem::path& file) {
+  const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) io_error(file, "cannot open for writing", errno);
+  return fd;
+}
+
+// Appends one whole line or nothing: a line cut short by a full disk would end the file in a
+// broken record, so the part written is taken back before the error is thrown.
+void append_whole(int fd, const std::filesystem::path& file, std::string_view line,
+                  const char* what) {
+  struct stat st {};
+  const off_t before = ::fstat(fd, &st) == 0 ? st.st_size : -1;
+  if (!write_all(fd, line)) {
+    const int saved = errno;
+    if (before >= 0 && ::ftruncate(fd, before) == 0) ::fsync(fd);
+    io_error(file, what, saved);
+  }
+}
+
+}  // namespace
+
+RecordFiles::RecordFiles(std::filesystem::path dir, std::string stem, double sync_interval_s)
+    : dir_(std::move(dir)), stem_(std::move(stem)), sync_interval_s_(sync_interval_s) {
   std::error_code ec;
   std::filesystem::create_directories(jsonl_path().parent_path(), ec);
   if (ec)
     throw Refused(
         fmt::format("{}: cannot create: {}", jsonl_path().parent_path().string(), ec.message()));
-  open_jsonl();
   records_ = read_jsonl(jsonl_path(), nullptr);
   index_records();
+  // The files continue as they are: a CSV that does not start with the header of these records
+  // (missing, or from another release) is written again once.
+  csv_columns_ = csv_columns(records_);
+  std::ifstream csv(csv_path(), std::ios::binary);
+  std::string header(csv_header(csv_columns_).size(), '\0');
+  if (!csv.read(header.data(), static_cast<std::streamsize>(header.size())) ||
+      header != csv_header(csv_columns_))
+    write_file_atomically(csv_path(), to_csv(records_));
+  open_files();
+  last_sync_s_ = steady_seconds();
 }
 
 RecordFiles::~RecordFiles() {
-  if (jsonl_fd_ >= 0) ::close(jsonl_fd_);
+  for (const int fd : {jsonl_fd_, csv_fd_}) {
+    if (fd < 0) continue;
+    ::fsync(fd);
+    ::close(fd);
+  }
 }
 
-void RecordFiles::open_jsonl() {
-  if (jsonl_fd_ >= 0) ::close(jsonl_fd_);
-  jsonl_fd_ = ::open(jsonl_path().c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (jsonl_fd_ < 0) io_error(jsonl_path(), "cannot open for writing", errno);
+void RecordFiles::open_files() {
+  for (const int fd : {jsonl_fd_, csv_fd_})
+    if (fd >= 0) ::close(fd);
+  jsonl_fd_ = csv_fd_ = -1;
+  jsonl_fd_ = open_for_append(jsonl_path());
+  csv_fd_ = open_for_append(csv_path());
 }
 
 void RecordFiles::index_records() {
@@ -136,27 +179,25 @@ void RecordFiles::index_records() {
   }
 }
 
+void RecordFiles::rewrite_files() {
+  write_file_atomically(jsonl_path(), dump_lines(records_));
+  csv_columns_ = csv_columns(records_);
+  write_file_atomically(csv_path(), to_csv(records_));
+  open_files();  // the old descriptors point at the replaced files
+  last_sync_s_ = steady_seconds();
+}
+
 void RecordFiles::start_with(std::vector<Record> kept) {
   // Records of earlier releases keep fields the table no longer has.
   for (auto& r : kept) r = canonical_record(r, UnknownFields::keep);
-  write_file_atomically(jsonl_path(), dump_lines(kept));
-  open_jsonl();  // the old descriptor points at the replaced file
   records_ = std::move(kept);
   index_records();
-  write_file_atomically(csv_path(), to_csv(records_));
+  rewrite_files();
 }
 
 void RecordFiles::append(const Record& made) {
   const Record record = canonical_record(made, UnknownFields::refuse);
-  const std::string line = record.dump() + "\n";
-  struct stat st {};
-  const off_t before = ::fstat(jsonl_fd_, &st) == 0 ? st.st_size : -1;
-  if (!write_all(jsonl_fd_, line) || ::fsync(jsonl_fd_) != 0) {
-    const int saved = errno;
-    // A line cut short by a full disk would end the file in a broken record: take it back.
-    if (before >= 0 && ::ftruncate(jsonl_fd_, before) == 0) ::fsync(jsonl_fd_);
-    io_error(jsonl_path(), "cannot append a record", saved);
-  }
+  append_whole(jsonl_fd_, jsonl_path(), record.dump() + "\n", "cannot append a record");
   const std::string id = record.value("point_id", "");
   if (const auto it = index_.find(id); it != index_.end()) {
     records_[it->second] = record;
@@ -165,14 +206,26 @@ void RecordFiles::append(const Record& made) {
     index_[id] = records_.size();
     records_.push_back(record);
   }
-  write_file_atomically(csv_path(), to_csv(records_));
+  // The JSONL is the record; a CSV row lost to a full disk here is written again by compact() or
+  // by the resume that follows.
+  append_whole(csv_fd_, csv_path(), csv_row(record, csv_columns_), "cannot append a row");
+  if (steady_seconds() - last_sync_s_ >= sync_interval_s_) sync();
+}
+
+void RecordFiles::sync() {
+  for (const auto& [fd, path] :
+       {std::pair{jsonl_fd_, jsonl_path()}, std::pair{csv_fd_, csv_path()}})
+    if (fd >= 0 && ::fsync(fd) != 0) io_error(path, "cannot flush to disk", errno);
+  last_sync_s_ = steady_seconds();
 }
 
 void RecordFiles::compact() {
-  if (!superseded_) return;
-  write_file_atomically(jsonl_path(), dump_lines(records_));
-  open_jsonl();
-  superseded_ = false;
+  if (superseded_) {
+    rewrite_files();  // atomic and synced
+    superseded_ = false;
+    return;
+  }
+  sync();
 }
 
 }  // namespace runner

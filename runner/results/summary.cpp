@@ -6,6 +6,12 @@
 
 namespace runner {
 
+namespace {
+// A run of thousands of problems would print thousands of lines at its end: the table shows the
+// first ones (in kernel, dtype, size order) and says how many it left out.
+constexpr std::size_t kSummaryRows = 40;
+}  // namespace
+
 void print_summary(const std::vector<Record>& records, std::size_t planned, std::FILE* out,
                    double run_wall_s) {
   struct Best {
@@ -40,7 +46,13 @@ void print_summary(const std::vector<Record>& records, std::size_t planned, std:
   if (!best.empty()) {
     fmt::print(out, "\n{:<10} {:<7} {:<16} {:<5} {:<28} {:>12} {:>10} {:>10}\n", "kernel", "dtype",
                "size", "on", "fastest variant", "median ms", "GFLOP/s", "GB/s");
+    std::size_t shown = 0;
     for (const auto& [key, b] : best) {
+      if (++shown > kSummaryRows) {
+        fmt::print(out, "... and {} more problems (records.csv has every point)\n",
+                   best.size() - kSummaryRows);
+        break;
+      }
       const Record& r = *b.record;
       std::string what = r.value("variant", "");
       if (r["block_x"].is_number())
@@ -56,7 +68,15 @@ void print_summary(const std::vector<Record>& records, std::size_t planned, std:
   fmt::print(out, "\n{} of {} points recorded: {} ok, {} failed, {} skipped, {} invalid\n",
              records.size(), planned, counts["ok"], counts["failed"], counts["skipped"],
              counts["invalid"]);
-  for (const auto& [reason, n] : reasons) fmt::print(out, "  {} x{}\n", reason, n);
+  std::size_t reasons_shown = 0;
+  for (const auto& [reason, n] : reasons) {
+    if (++reasons_shown > kSummaryRows) {
+      fmt::print(out, "  ... and {} more causes (the message column of records.csv)\n",
+                 reasons.size() - kSummaryRows);
+      break;
+    }
+    fmt::print(out, "  {} x{}\n", reason, n);
+  }
   double point_s = 0, timed_s = 0;
   for (const auto& r : records) {
     if (r.contains("point_s") && r["point_s"].is_number()) point_s += r["point_s"].get<double>();

@@ -7,7 +7,8 @@
 namespace runner {
 
 // The table printed at the end of a run: per kernel, dtype and size the fastest ok variant with
-// its figure, then the counts by status and the reasons of points that did not run, then where
+// its figure (the first 40 problems, then how many more), then the counts by status and the
+// reasons of points that did not run (the first 40), then where
 // the time went: the run's wall time (when given, > 0), the points' (point_s) and the time inside
 // the clock (timed_s), the last two summed over the records that have them.
 void print_summary(const std::vector<Record>& records, std::size_t planned, std::FILE* out,

@@ -1,5 +1,6 @@
 // write_file_atomically, read_jsonl and RecordFiles: what a crash can and cannot leave on disk.
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -141,7 +142,7 @@ Record numbered(int i) {
   return canonical_record(r, UnknownFields::refuse);
 }
 
-TEST(RecordFiles, AppendWritesJsonlLinesAndRewritesTheCsv) {
+TEST(RecordFiles, AppendWritesJsonlLinesAndCsvRows) {
   TempDir dir;
   RecordFiles files(dir / "out", "records");
   files.append(numbered(1));
@@ -150,6 +151,36 @@ TEST(RecordFiles, AppendWritesJsonlLinesAndRewritesTheCsv) {
             numbered(1).dump() + "\n" + numbered(2).dump() + "\n");
   EXPECT_EQ(read_file(dir / "out" / "records.csv"), to_csv({numbered(1), numbered(2)}));
   EXPECT_EQ(files.records().size(), 2u);
+}
+
+TEST(RecordFiles, TheCsvIsAppendedNotRewritten) {
+  // Bookkeeping linear in the points: the CSV file a reader opened keeps growing (same inode), and
+  // a run that goes on in a folder continues the files it finds.
+  TempDir dir;
+  struct stat before {
+  }, after{};
+  {
+    RecordFiles files(dir.path(), "records");
+    files.append(numbered(1));
+    ASSERT_EQ(::stat((dir / "records.csv").c_str(), &before), 0);
+    for (int i = 2; i < 50; ++i) files.append(numbered(i));
+  }
+  ASSERT_EQ(::stat((dir / "records.csv").c_str(), &after), 0);
+  EXPECT_EQ(before.st_ino, after.st_ino);
+  RecordFiles again(dir.path(), "records");
+  again.append(numbered(50));
+  std::vector<Record> all;
+  for (int i = 1; i <= 50; ++i) all.push_back(numbered(i));
+  EXPECT_EQ(read_file(dir / "records.csv"), to_csv(all));
+}
+
+TEST(RecordFiles, ACsvFromAnotherReleaseIsWrittenAgainBeforeAppending) {
+  TempDir dir;
+  write_file(dir / "records.jsonl", numbered(1).dump() + "\n");
+  write_file(dir / "records.csv", "point_id,kernel\r\np1,gemm\r\n");
+  RecordFiles files(dir.path(), "records");
+  files.append(numbered(2));
+  EXPECT_EQ(read_file(dir / "records.csv"), to_csv({numbered(1), numbered(2)}));
 }
 
 TEST(RecordFiles, StartWithReplacesWhatWasThere) {
@@ -188,8 +219,9 @@ TEST(RecordFiles, AFieldTheColumnTableLacksIsNeverWritten) {
 }
 
 TEST(RecordFiles, ALaterRecordOfAPointSupersedesTheEarlierOne) {
-  // A resume runs a failed point again: its new record replaces the old one in the CSV at once,
-  // and in the JSONL when the run ends (compact); until then both lines are there, the later last.
+  // A resume runs a failed point again: its new record is the point's current one at once; in
+  // both files the later line follows the earlier one until the run ends (compact), which keeps
+  // one line per point.
   TempDir dir;
   RecordFiles files(dir.path(), "records");
   files.append(with_status(1, "failed"));
@@ -197,13 +229,17 @@ TEST(RecordFiles, ALaterRecordOfAPointSupersedesTheEarlierOne) {
   files.append(with_status(1, "ok"));
   ASSERT_EQ(files.records().size(), 2u);
   EXPECT_EQ(files.records()[0], with_status(1, "ok"));
-  EXPECT_EQ(read_file(dir / "records.csv"), to_csv({with_status(1, "ok"), with_status(2, "ok")}));
+  EXPECT_EQ(read_file(dir / "records.csv"),
+            to_csv({with_status(1, "failed"), with_status(2, "ok"), with_status(1, "ok")}));
   EXPECT_EQ(read_jsonl(dir / "records.jsonl", nullptr).size(), 3u);
   files.compact();
   EXPECT_EQ(read_file(dir / "records.jsonl"),
             with_status(1, "ok").dump() + "\n" + with_status(2, "ok").dump() + "\n");
-  files.append(with_status(3, "ok"));  // still appends to the compacted file
+  EXPECT_EQ(read_file(dir / "records.csv"), to_csv({with_status(1, "ok"), with_status(2, "ok")}));
+  files.append(with_status(3, "ok"));  // still appends to the compacted files
   EXPECT_EQ(read_jsonl(dir / "records.jsonl", nullptr).size(), 3u);
+  EXPECT_EQ(read_file(dir / "records.csv"),
+            to_csv({with_status(1, "ok"), with_status(2, "ok"), with_status(3, "ok")}));
 }
 
 TEST(RecordFiles, AWriteThatFailsHalfWayLeavesTheFileAsItWas) {

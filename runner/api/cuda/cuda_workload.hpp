@@ -4,10 +4,14 @@
 #include <cuda_runtime.h>
 
 #include <memory>
+#include <span>
+#include <vector>
 
 #include "runner/api/cuda/cuda_check.hpp"
 #include "runner/api/cuda/detail/event_clock.hpp"
 #include "runner/api/cuda/detail/l2_flush.hpp"
+#include "runner/api/cuda/device_buffer.hpp"
+#include "runner/api/cuda/device_verification.hpp"
 #include "runner/api/errors.hpp"
 #include "runner/api/point.hpp"
 #include "runner/api/workload.hpp"
@@ -51,6 +55,35 @@ class CudaWorkload : public Workload {
     clock.start();
     copy();
     return clock.stop_ms();
+  }
+
+  // Fills `buffer` with array `slot` of `problem`, `host` (its host copy): from the worker's device
+  // copy of it (runner/api/cuda/device_verification.hpp), a device→device copy, when the device
+  // has room for one; else from the host.
+  template <typename T>
+  void upload(DeviceBuffer<T>& buffer, const std::shared_ptr<const Problem>& problem, int slot,
+              std::span<const T> host) {
+    if (const T* on_device = problem_array_on_device(problem, slot, host, stream_))
+      buffer.copy_from_device(on_device, stream_);
+    else
+      buffer.copy_from_host(host, stream_);
+  }
+
+  // Compares `out` with the problem's double reference: on the device where the reference fits
+  // there (then nothing is copied back and d2h_ms stays 0), else by copying the output back
+  // (timed into d2h_ms) and comparing on the host.
+  template <typename T>
+  Verification verify_output(const DeviceBuffer<T>& out,
+                             const std::shared_ptr<const Problem>& problem,
+                             std::span<const double> reference, double tolerance) {
+    if (const double* ref = problem_array_on_device(problem, kReferenceSlot, reference, stream_)) {
+      d2h_ms_ = 0;
+      return compare_on_device<T, double>(out.data(), ref, out.size(), tolerance, stream_);
+    }
+    std::vector<T> host(out.size());
+    d2h_ms_ = time_copy([&] { out.copy_to_host(std::span<T>(host), stream_); });
+    synchronize();
+    return compare_with_reference<T>(std::span<const T>(host), reference, tolerance);
   }
 
   double h2d_ms_ = 0, d2h_ms_ = 0;

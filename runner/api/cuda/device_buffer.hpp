@@ -43,6 +43,9 @@ class DeviceBuffer {
   void copy_from_host(std::span<const T> host, cudaStream_t stream) {
     RUNNER_CUDA_CHECK(cudaMemcpyAsync(data_, host.data(), host.size_bytes(), cudaMemcpyHostToDevice, stream));
   }
+  void copy_from_device(const T* device, cudaStream_t stream) {
+    RUNNER_CUDA_CHECK(cudaMemcpyAsync(data_, device, bytes(), cudaMemcpyDeviceToDevice, stream));
+  }
   void copy_to_host(std::span<T> host, cudaStream_t stream) const {
     RUNNER_CUDA_CHECK(cudaMemcpyAsync(host.data(), data_, host.size_bytes(), cudaMemcpyDeviceToHost, stream));
   }
