@@ -58,6 +58,12 @@ int main(int argc, char** argv) {
   static const std::set<std::string> kCommands = {"run", "validate", "list", "columns", "report", "compare",
                                                   "submit", "status", "collect", "calibrate"};
   std::vector<std::string> words(argv + 1, argv + argc);
+  // `report` and `compare` belong to analysis/*.py, whose own parser knows their options: every
+  // word after the subcommand goes there as written. Through CLI11 the option names it does not
+  // know (--out, --floor) were dropped and `--out=X` ignored.
+  if (!words.empty() && (words[0] == "report" || words[0] == "compare"))
+    return exec_analysis(words[0] + ".py",
+                         std::vector<std::string>(words.begin() + 1, words.end()));
   if (!words.empty() && words[0][0] != '-' && !kCommands.count(words[0])) words.insert(words.begin(), "run");
 
   CLI::App app{"runner: runs a YAML matrix of CUDA and OpenMP kernel variants, verifies every point against a "
@@ -99,14 +105,13 @@ int main(int argc, char** argv) {
   columns->add_option("--format", columns_format, "md (default), csv or json")
       ->check(CLI::IsMember({"md", "csv", "json"}));
 
-  std::vector<std::string> report_args;
-  auto* report = app.add_subcommand("report", "Write figures and report.md for a results directory");
-  report->add_option("args", report_args, "RESULTS_DIR [options of analysis/report]")->required();
-  report->allow_extras();
-  std::vector<std::string> compare_args;
-  auto* compare = app.add_subcommand("compare", "Compare two results directories point by point");
-  compare->add_option("args", compare_args, "DIR_A DIR_B [--out FILE.csv]")->required();
-  compare->allow_extras();
+  // Listed for `runner --help` only: main() hands both to analysis/ before CLI11 parses anything.
+  app.add_subcommand("report",
+                     "Write figures and report.md for a results directory (RESULTS_DIR [--out DIR];"
+                     " runner report --help)");
+  app.add_subcommand("compare",
+                     "Compare two results directories point by point (DIR_A DIR_B [--out FILE.csv]"
+                     " [--floor F] [--k K]; runner compare --help)");
 
   add_slurm_commands(app);
 
@@ -137,8 +142,6 @@ int main(int argc, char** argv) {
     if (*validate) return validate_command(validate_config);
     if (*list) return list_command();
     if (*columns) return columns_command(columns_format);
-    if (*report) return exec_analysis("report.py", report_args);
-    if (*compare) return exec_analysis("compare.py", compare_args);
     if (const int code = run_slurm_command(app); code >= 0) return code;
     fmt::print(stderr, "{}", app.help());
     return exit_code::kUsage;
