@@ -9,10 +9,11 @@
 #include <sstream>
 #include <set>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
 
 #include "runner/api/gpu_info.hpp"
 #include "runner/api/registry.hpp"
@@ -28,6 +29,7 @@
 #include "runner/run/output_dir.hpp"
 #include "runner/spec/config.hpp"
 #include "runner/spec/config_error.hpp"
+#include "runner/spec/did_you_mean.hpp"
 #include "runner/spec/matrix.hpp"
 
 namespace runner::cli {
@@ -64,10 +66,28 @@ int main(int argc, char** argv) {
   if (!words.empty() && (words[0] == "report" || words[0] == "compare"))
     return exec_analysis(words[0] + ".py",
                          std::vector<std::string>(words.begin() + 1, words.end()));
-  if (!words.empty() && words[0][0] != '-' && !kCommands.count(words[0])) words.insert(words.begin(), "run");
+  if (!words.empty() && words[0][0] != '-' && !kCommands.count(words[0])) {
+    // A first word that is neither a command nor a file is a mistyped command more often than a
+    // missing config: say so, with the closest command.
+    std::error_code ec;
+    const std::string& first = words[0];
+    if (!std::filesystem::exists(first, ec) && first.find('/') == std::string::npos &&
+        !first.ends_with(".yaml") && !first.ends_with(".yml")) {
+      const std::string near =
+          closest_match(first, std::vector<std::string>(kCommands.begin(), kCommands.end()));
+      fmt::print(stderr, "error: '{}' is neither a command nor a config file{}\nCommands: {}\n",
+                 first, near.empty() ? "" : fmt::format("; did you mean '{}'?", near),
+                 fmt::join(kCommands, ", "));
+      return exit_code::kUsage;
+    }
+    words.insert(words.begin(), "run");
+  }
 
-  CLI::App app{"runner: runs a YAML matrix of CUDA and OpenMP kernel variants, verifies every point against a "
-               "reference, times it, and writes records.jsonl, records.csv and manifest.json"};
+  CLI::App app{
+      "runner: runs a YAML matrix of CUDA and OpenMP kernel variants, verifies every point against "
+      "a "
+      "reference, times it, and writes records.jsonl, records.csv and manifest.json",
+      "runner"};
   app.set_version_flag("--version", version_text());
   app.require_subcommand(0, 1);
 

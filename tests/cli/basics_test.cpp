@@ -197,5 +197,26 @@ TEST(Cli, UnknownOptionIsAUsageError) {
   EXPECT_NE(r.err.find("frobnicate"), std::string::npos) << r.err;
 }
 
+TEST(Cli, AWordThatIsNeitherACommandNorAFileIsAMistypedCommand) {
+  ProcessResult r = run_runner({"frobnicate"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("'frobnicate' is neither a command nor a config file"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("Commands: "), std::string::npos) << r.err;
+  r = run_runner({"valdate", "configs/smoke.yaml"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("did you mean 'validate'?"), std::string::npos) << r.err;
+  // A config file that does not exist is still named as such.
+  r = run_runner({"missing.yaml"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("missing.yaml: no such file"), std::string::npos) << r.err;
+}
+
+TEST(Cli, UsageLinesNameTheCommandRunner) {
+  const ProcessResult r = run_runner({"validate", "--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("Usage: runner validate [OPTIONS] config"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace runner::cli_testing
