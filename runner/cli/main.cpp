@@ -99,7 +99,7 @@ int main(int argc, char** argv) {
   run->add_flag("--resume", run_args.resume, "Skip points already ok in --out, retry the others");
   run->add_flag("--force-mix", run_args.force_mix, "With --resume: accept records of another config, build or device");
   run->add_option("--shard", run_args.shard, "Run only the I-th of N cost-balanced slices (I/N, 0-based) into OUT/shards/I.*");
-  run->add_flag("-q,--quiet", run_args.quiet, "No progress line");
+  run->add_flag("-q,--quiet", run_args.quiet, "No progress lines");
   run->add_option("--calibration-dir", run_args.calibration_dir,
                   "Measured ceilings of the devices (default $RUNNER_CALIBRATION_DIR or results/calibration)");
   run->add_flag("--no-calibrate", run_args.no_calibrate,

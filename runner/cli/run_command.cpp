@@ -74,7 +74,9 @@ int run_command(const RunArguments& args) {
   options.shard_label = shard_label;
   options.resume = args.resume;
   options.force_mix = args.force_mix;
-  options.progress = !args.quiet && isatty(STDERR_FILENO);
+  options.progress = args.quiet              ? Progress::Mode::off
+                     : isatty(STDERR_FILENO) ? Progress::Mode::terminal
+                                             : Progress::Mode::log;
   options.calibration_dir =
       args.calibration_dir.empty() ? default_calibration_dir() : std::filesystem::path(args.calibration_dir);
   options.calibrate = !args.no_calibrate;

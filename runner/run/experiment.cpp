@@ -201,14 +201,17 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
                                    kept.size() - done.size())
                      : "");
 
-  Progress progress(options.progress, points.size());
+  std::vector<std::string> kinds;
+  kinds.reserve(points.size());
+  for (const auto& p : points) kinds.push_back(p.kernel + "/" + p.variant);
+  Progress progress(options.progress, std::move(kinds));
   std::string write_error;
   int failed_starts = 0;
   try {
     for (std::size_t i = 0; i < points.size(); ++i) {
       const Point& p = points[i];
       if (done.count(p.id())) {
-        progress.skip();
+        progress.skip(i);
         continue;
       }
       if (interrupt_requested()) break;
@@ -221,7 +224,7 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
             throw Refused("three worker processes in a row died while starting; giving up");
         }
       }
-      progress.start(p.key());
+      progress.start(i, p.key());
       // Seconds a point may take once a stop was asked for before it is abandoned.
       constexpr double kGraceSeconds = 3.0;
       const WorkerProcess::Outcome outcome = worker->run(i, spec.timeout_s, kGraceSeconds);
@@ -248,7 +251,7 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
       relative.apply(r);
       ceilings.apply(r, registry);
       files.append(r);
-      progress.finish(r.value("status", ""));
+      progress.finish(i, r.value("status", ""), r.value("point_s", 0.0));
     }
   } catch (const Refused& e) {
     // The records cannot be written (a full disk, a quota): stop here, with every record written

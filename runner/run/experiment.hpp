@@ -7,6 +7,7 @@
 #include "runner/api/registry.hpp"
 #include "runner/base/errors.hpp"
 #include "runner/results/record.hpp"
+#include "runner/run/progress.hpp"
 #include "runner/spec/config.hpp"
 
 namespace runner {
@@ -17,7 +18,7 @@ struct RunOptions {
   std::string shard_label;       // "3/8" when running a shard, for the manifest and messages
   bool resume = false;           // skip points already ok in out_dir
   bool force_mix = false;        // resume even if the config, build or device changed
-  bool progress = false;         // live progress line on stderr
+  Progress::Mode progress = Progress::Mode::off;  // on stderr (runner/run/progress.hpp)
   // Where the measured ceilings are (runner/measure/calibration.hpp); with `calibrate`, those of the run's
   // devices are measured first when missing.
   std::filesystem::path calibration_dir = "results/calibration";

@@ -4,32 +4,86 @@
 
 namespace runner {
 
-Progress::Progress(bool enabled, std::size_t total)
-    : enabled_(enabled), total_(total), t0_(std::chrono::steady_clock::now()) {}
+namespace {
 
-void Progress::start(const std::string& what) {
-  if (!enabled_) return;
-  std::string eta = "?";
-  if (timed_ > 0) {
-    const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
-    const auto left = static_cast<long>(spent / static_cast<double>(timed_) * static_cast<double>(total_ - done_));
-    eta = fmt::format("{}:{:02d}", left / 60, left % 60);
+std::string clock_text(double seconds) {
+  const auto s = static_cast<long>(seconds + 0.5);
+  if (s >= 3600) return fmt::format("{}:{:02d}:{:02d}", s / 3600, s / 60 % 60, s % 60);
+  return fmt::format("{}:{:02d}", s / 60, s % 60);
+}
+
+}  // namespace
+
+Progress::Progress(Mode mode, std::vector<std::string> kinds, std::FILE* out, double log_interval_s)
+    : mode_(mode),
+      kinds_(std::move(kinds)),
+      done_(kinds_.size(), false),
+      out_(out),
+      log_interval_s_(log_interval_s),
+      t0_(std::chrono::steady_clock::now()),
+      last_line_(t0_) {}
+
+double Progress::eta_seconds() const {
+  if (measured_ == 0) return -1;
+  const double mean = total_s_ / measured_;
+  double left = 0;
+  for (std::size_t i = 0; i < kinds_.size(); ++i) {
+    if (done_[i]) continue;
+    const auto it = cost_.find(kinds_[i]);
+    left += it == cost_.end() ? mean : it->second.first / it->second.second;
   }
-  std::string line = fmt::format("[{}/{}] {}", done_ + 1, total_, what);
+  return left;
+}
+
+void Progress::start(std::size_t index, const std::string& what) {
+  current_ = what;
+  if (mode_ != Mode::terminal) return;
+  const double eta = eta_seconds();
+  std::string line = fmt::format("[{}/{}] {}", done_count_ + 1, kinds_.size(), what);
   if (line.size() > 100) line = line.substr(0, 97) + "...";
-  fmt::print(stderr, "\r\033[K{}  ETA {}", line, eta);
-  std::fflush(stderr);
+  fmt::print(out_, "\r\033[K{}  ETA {}", line, eta < 0 ? "?" : clock_text(eta));
+  std::fflush(out_);
+  (void)index;
 }
 
-void Progress::finish(const std::string&) {
-  ++done_;
-  ++timed_;
+void Progress::finish(std::size_t index, const std::string& status, double seconds) {
+  if (index < done_.size() && !done_[index]) {
+    done_[index] = true;
+    ++done_count_;
+    auto& [sum, n] = cost_[kinds_[index]];
+    sum += seconds;
+    ++n;
+    total_s_ += seconds;
+    ++measured_;
+  }
+  if (mode_ != Mode::log) return;
+  const auto now = std::chrono::steady_clock::now();
+  const bool last = done_count_ == kinds_.size();
+  // Failed and invalid points are worth a line of their own; ok and skipped ones wait their turn.
+  if (printed_ && !last && (status == "ok" || status == "skipped") &&
+      std::chrono::duration<double>(now - last_line_).count() < log_interval_s_)
+    return;
+  const double spent = std::chrono::duration<double>(now - t0_).count();
+  const double eta = eta_seconds();
+  fmt::print(
+      out_, "[{}/{} {:.0f} %] {} spent, ETA {}; last: {} {} ({})\n", done_count_, kinds_.size(),
+      100.0 * static_cast<double>(done_count_) / kinds_.size(), clock_text(spent),
+      last ? "0:00" : (eta < 0 ? "?" : clock_text(eta)), current_, status,
+      seconds < 1 ? fmt::format("{:.0f} ms", seconds * 1e3) : fmt::format("{:.1f} s", seconds));
+  std::fflush(out_);
+  printed_ = true;
+  last_line_ = now;
 }
 
-void Progress::skip() { ++done_; }
+void Progress::skip(std::size_t index) {
+  if (index < done_.size() && !done_[index]) {
+    done_[index] = true;
+    ++done_count_;
+  }
+}
 
 void Progress::clear() {
-  if (enabled_) fmt::print(stderr, "\r\033[K");
+  if (mode_ == Mode::terminal) fmt::print(out_, "\r\033[K");
 }
 
 }  // namespace runner
