@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <span>
 #include <vector>
 
 #include "kernels/transpose/transpose_cuda_workload.hpp"
@@ -69,11 +68,7 @@ class Copy final : public CudaTranspose<T> {
     // Not through verify_output: its device copy of the reference is the transpose's, shared by
     // the other variants of the problem.
     if (input_as_double_.empty()) input_as_double_.assign(input.begin(), input.end());
-    std::vector<T> host(input.size());
-    this->d2h_ms_ =
-        this->time_copy([&] { this->out_.copy_to_host(std::span<T>(host), this->stream()); });
-    this->synchronize();
-    return compare_with_reference<T>(std::span<const T>(host), input_as_double_, 0.0);
+    return this->verify_on_host(this->out_, input_as_double_, 0.0);
   }
 
   void run() override {

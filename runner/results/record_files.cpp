@@ -145,10 +145,10 @@ RecordFiles::RecordFiles(std::filesystem::path dir, std::string stem, double syn
   // The files continue as they are: a CSV that does not start with the header of these records
   // (missing, or from another release) is written again once.
   csv_columns_ = csv_columns(records_);
+  const std::string expected = csv_header(csv_columns_);
   std::ifstream csv(csv_path(), std::ios::binary);
-  std::string header(csv_header(csv_columns_).size(), '\0');
-  if (!csv.read(header.data(), static_cast<std::streamsize>(header.size())) ||
-      header != csv_header(csv_columns_))
+  std::string header(expected.size(), '\0');
+  if (!csv.read(header.data(), static_cast<std::streamsize>(header.size())) || header != expected)
     write_file_atomically(csv_path(), to_csv(records_));
   open_files();
   last_sync_s_ = steady_seconds();

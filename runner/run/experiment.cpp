@@ -224,7 +224,7 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
             throw Refused("three worker processes in a row died while starting; giving up");
         }
       }
-      progress.start(i, p.key());
+      progress.start(p.key());
       // Seconds a point may take once a stop was asked for before it is abandoned.
       constexpr double kGraceSeconds = 3.0;
       const WorkerProcess::Outcome outcome = worker->run(i, spec.timeout_s, kGraceSeconds);

@@ -35,7 +35,7 @@ double Progress::eta_seconds() const {
   return left;
 }
 
-void Progress::start(std::size_t index, const std::string& what) {
+void Progress::start(const std::string& what) {
   current_ = what;
   if (mode_ != Mode::terminal) return;
   const double eta = eta_seconds();
@@ -43,7 +43,6 @@ void Progress::start(std::size_t index, const std::string& what) {
   if (line.size() > 100) line = line.substr(0, 97) + "...";
   fmt::print(out_, "\r\033[K{}  ETA {}", line, eta < 0 ? "?" : clock_text(eta));
   std::fflush(out_);
-  (void)index;
 }
 
 void Progress::finish(std::size_t index, const std::string& status, double seconds) {

@@ -23,7 +23,7 @@ class Progress {
   // `kinds`: for each point of the run, in order, what its cost is estimated by (kernel/variant).
   Progress(Mode mode, std::vector<std::string> kinds, std::FILE* out = stderr,
            double log_interval_s = 10.0);
-  void start(std::size_t index, const std::string& what);
+  void start(const std::string& what);
   void finish(std::size_t index, const std::string& status, double seconds);
   void skip(std::size_t index);  // a point already done (resume)
   void clear();

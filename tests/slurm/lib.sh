@@ -92,6 +92,17 @@ finish() {
 
 # The cluster tests need root (cluster.sh runs munged, slurmctld and slurmd as root): elsewhere
 # they exit 77, which CTest reports as skipped (SKIP_RETURN_CODE in tests/slurm/CMakeLists.txt).
+# RUNNER: the runner binary the tests drive (RUNNER_BIN, default build/bin/runner of the tree),
+# as an absolute path; bails out when there is none.
+find_runner() {
+    RUNNER=${RUNNER_BIN:-$ROOT/build/bin/runner}
+    if [[ ! -x $RUNNER ]]; then
+        echo "Bail out! no runner executable at $RUNNER (set RUNNER_BIN)"
+        exit 1
+    fi
+    RUNNER=$(cd "$(dirname "$RUNNER")" && pwd)/$(basename "$RUNNER")
+}
+
 skip_unless_root() {
     if [[ $(id -u) -ne 0 ]]; then
         echo "1..0 # SKIP needs root (tests/slurm/cluster.sh runs the Slurm daemons as root)"

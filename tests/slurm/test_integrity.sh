@@ -31,12 +31,7 @@ CLUSTER=$HERE/cluster.sh
 source "$HERE/lib.sh"
 skip_unless_root
 
-RUNNER=${RUNNER_BIN:-$ROOT/build/bin/runner}
-if [[ ! -x $RUNNER ]]; then
-    echo "Bail out! no runner executable at $RUNNER (set RUNNER_BIN)"
-    exit 1
-fi
-RUNNER=$(cd "$(dirname "$RUNNER")" && pwd)/$(basename "$RUNNER")
+find_runner
 export RUNNER_JOBS_DIR=$ROOT/jobs
 PY=/usr/bin/python3
 NODE=$(hostname -s)

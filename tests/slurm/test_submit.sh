@@ -27,12 +27,7 @@ CLUSTER=$HERE/cluster.sh
 source "$HERE/lib.sh"
 skip_unless_root
 
-RUNNER=${RUNNER_BIN:-$ROOT/build/bin/runner}
-if [[ ! -x $RUNNER ]]; then
-    echo "Bail out! no runner executable at $RUNNER (set RUNNER_BIN)"
-    exit 1
-fi
-RUNNER=$(cd "$(dirname "$RUNNER")" && pwd)/$(basename "$RUNNER")
+find_runner
 # The templates of this source tree, wherever the binary was built.
 export RUNNER_JOBS_DIR=$ROOT/jobs
 PY=/usr/bin/python3

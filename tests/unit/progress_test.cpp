@@ -29,7 +29,7 @@ TEST(Progress, WithoutATerminalALineAtTheStartOnFailuresEveryIntervalAndAtTheEnd
     Progress p(Progress::Mode::log, {"k/a", "k/a", "k/a", "k/b", "k/b"}, out, 1e9);
     const char* statuses[] = {"ok", "ok", "failed", "skipped", "ok"};
     for (std::size_t i = 0; i < 5; ++i) {
-      p.start(i, "point " + std::to_string(i));
+      p.start("point " + std::to_string(i));
       p.finish(i, statuses[i], 0.5);
     }
     p.clear();

@@ -21,14 +21,12 @@ namespace {
 // user lets go, the copies are stale and are freed at the next call.
 struct ProblemArrays {
   std::weak_ptr<const Problem> problem;
-  const Problem* address = nullptr;
   std::map<int, void*> arrays;  // slot → device memory
 
   void clear() {
     for (auto& [slot, p] : arrays) cudaFree(p);
     arrays.clear();
     problem.reset();
-    address = nullptr;
   }
   ~ProblemArrays() { clear(); }
 };
@@ -43,10 +41,10 @@ ProblemArrays& problem_arrays() {
 const void* problem_array_on_device(const std::shared_ptr<const Problem>& problem, int slot,
                                     const void* host, std::size_t bytes, cudaStream_t stream) {
   ProblemArrays& cache = problem_arrays();
-  if (cache.problem.expired() || cache.address != problem.get()) {
+  // An expired problem locks to null: a new problem at a freed one's address is not taken for it.
+  if (cache.problem.lock() != problem) {
     cache.clear();
     cache.problem = problem;
-    cache.address = problem.get();
   }
   if (const auto it = cache.arrays.find(slot); it != cache.arrays.end()) return it->second;
   void* device = nullptr;
