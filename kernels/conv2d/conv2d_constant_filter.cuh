@@ -1,10 +1,10 @@
 #pragma once
 // What the CUDA conv2d variants naive and shared share (float): the filter in __constant__
-// memory, kernels templated on the filter side, and the workload base that uploads the image and
-// the filter. Both read the filter from __constant__ memory: every thread of a warp reads the same
-// tap at the same time, which the constant cache serves as one broadcast. Any image size works:
-// partial blocks at the right and bottom edges are guarded, and block rows beyond the grid's y
-// limit are covered by a loop over tiles.
+// memory, kernels templated on the filter side, and the workload base that uploads the filter (the
+// image comes with conv2d_cuda_workload.hpp). Both read the filter from __constant__ memory: every
+// thread of a warp reads the same tap at the same time, which the constant cache serves as one
+// broadcast. Any image size works: partial blocks at the right and bottom edges are guarded, and
+// block rows beyond the grid's y limit are covered by a loop over tiles.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -16,7 +16,7 @@
 #include <string>
 #include <utility>
 
-#include "kernels/common/host_array.hpp"
+#include "kernels/conv2d/conv2d_cuda_workload.hpp"
 #include "kernels/conv2d/conv2d_problem.hpp"
 #include "runner/api/cuda/cuda_workload.hpp"
 #include "runner/api/cuda/device_buffer.hpp"
@@ -52,35 +52,22 @@ namespace {
 // first kernel.
 __constant__ float c_weights[kMaxKernelSize * kMaxKernelSize];
 
-// Device copies of the image and the output, the filter in constant memory; verify() compares the
-// output with the reference on the device (runner/api/cuda/cuda_workload.hpp, verify_output).
-class CudaConv2d : public cuda::CudaWorkload {
+// The base's image and output, the filter in this translation unit's constant memory, and the
+// point's block shape.
+class CudaConv2d : public CudaConv2dBase {
  public:
   // `kernel` and `shared_bytes` are what run() launches: checked before anything is allocated.
   CudaConv2d(const Point& point, std::shared_ptr<const Problem> problem, const void* kernel,
              std::size_t shared_bytes)
-      : problem_(std::move(problem)),
-        p_(static_cast<const Conv2dProblem<float>&>(*problem_)),
+      : CudaConv2dBase(point, std::move(problem), kernel, *point.block, shared_bytes),
         block_(*point.block),
-        shared_bytes_(shared_bytes),
-        tolerance_(tolerance_for(Dtype::f32, Precision::native, reduction_length(point))) {
-    if (p_.m > INT_MAX || p_.n > INT_MAX)
-      throw PointInvalid("the CUDA conv2d kernels index rows and columns with int: at most " +
-                         std::to_string(INT_MAX) + " per side");
-    cuda::require_launchable(block_, shared_bytes_, kernel);
-    in_ = cuda::DeviceBuffer<float>(p_.input.size());
-    out_ = cuda::DeviceBuffer<float>(p_.input.size());
-    h2d_ms_ = time_copy([&] {
-      upload(in_, problem_, 0, p_.input.span());
+        shared_bytes_(shared_bytes) {
+    h2d_ms_ = time_on_stream([&] {
       RUNNER_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_weights, p_.weights.data(),
                                                 p_.weights.size() * sizeof(float), 0,
                                                 cudaMemcpyHostToDevice, stream()));
     });
   }
-
-  void poison_output() override { out_.poison(stream()); }
-
-  Verification verify() override { return verify_output(out_, problem_, p_.reference, tolerance_); }
 
  protected:
   dim3 block() const { return dim3(block_.x, block_.y); }
@@ -90,15 +77,9 @@ class CudaConv2d : public cuda::CudaWorkload {
     return dim3(static_cast<unsigned>(blocks_x),
                 static_cast<unsigned>(std::min<std::int64_t>(blocks_y, kMaxGridY)));
   }
-  int m() const { return static_cast<int>(p_.m); }
-  int n() const { return static_cast<int>(p_.n); }
 
-  std::shared_ptr<const Problem> problem_;  // keeps the inputs and the reference alive
-  const Conv2dProblem<float>& p_;
   BlockShape block_;
   std::size_t shared_bytes_;
-  double tolerance_;
-  cuda::DeviceBuffer<float> in_, out_;
 };
 
 }  // namespace

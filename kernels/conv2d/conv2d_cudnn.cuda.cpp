@@ -6,18 +6,23 @@
 // r = ks/2 on every side with zeros, stride 1, dilation 1, so the output is 1×1×m×n like the
 // input. CUDNN_CROSS_CORRELATION: the reference (conv2d_reference.cpp) does not flip the filter.
 //
-// Set-up (not timed): descriptors, the algorithm and its workspace. The algorithm is the fastest
-// that cudnnFindConvolutionForwardAlgorithm measures among those that do the arithmetic the
+// Set-up (not timed): descriptors, the algorithm and its workspace. The algorithm is the fastest,
+// timed here with events, of the algorithms cuDNN's heuristics offer that do the arithmetic the
 // hand-written kernels do: FMA math (no TF32 tensor cores, as cuBLAS runs pedantic FP32 for gemm),
 // and no FFT or Winograd transform, whose rounding errors exceed the float tolerance of a direct
-// ks²-term sum. The choice is recorded as `cudnn_algo`. run() is the one cudnnConvolutionForward.
+// ks²-term sum. Only those few are tried (cudnnFindConvolutionForwardAlgorithm would run every
+// algorithm, FFT ones with workspaces of gigabytes, for seconds per point at 8192²), and the choice
+// is kept per problem shape for the rest of the worker's points. It is recorded as `cudnn_algo`.
+// run() is the one cudnnConvolutionForward.
 //
 // cuDNN 9 marks this "legacy" convolution API deprecated in favour of its graph API (warnings
 // only with CUDNN_WARN_DEPRECATED); it is still shipped and is what most code calls.
 #include <cudnn.h>
 
 #include <array>
+#include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -118,10 +123,10 @@ ConvDesc make_conv_desc() {
   return ConvDesc(d);
 }
 
-class Cudnn final : public CudaConv2dFixed {
+class Cudnn final : public CudaConv2dBase {
  public:
   Cudnn(const Point& point, std::shared_ptr<const Problem> problem)
-      : CudaConv2dFixed(point, std::move(problem), nullptr, BlockShape{}, 0),
+      : CudaConv2dBase(point, std::move(problem), nullptr, BlockShape{}, 0),
         handle_(process_handle()),
         weights_(p_.weights.size()),
         image_(make_tensor_desc()),
@@ -130,7 +135,7 @@ class Cudnn final : public CudaConv2dFixed {
     // Points run one at a time, so the shared handle serves this workload until the next one
     // takes it over.
     RUNNER_CUDNN_CHECK(cudnnSetStream(handle_, stream()));
-    h2d_ms_ += time_copy([&] { weights_.copy_from_host(p_.weights.span(), stream()); });
+    h2d_ms_ += time_on_stream([&] { weights_.copy_from_host(p_.weights.span(), stream()); });
 
     const int ks = p_.ks, r = ks / 2;
     RUNNER_CUDNN_CHECK(cudnnSetTensor4dDescriptor(image_.get(), CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT,
@@ -158,40 +163,72 @@ class Cudnn final : public CudaConv2dFixed {
   }
 
   nlohmann::json extra_fields() const override {
-    nlohmann::json extra = CudaConv2dFixed::extra_fields();
+    nlohmann::json extra = CudaConv2dBase::extra_fields();
     extra["cudnn_algo"] = algo_name(algo_);
     extra["cudnn_workspace_bytes"] = workspace_bytes_;
     return extra;
   }
 
  private:
-  // Runs every algorithm once on this problem (cuDNN allocates its own trial workspaces) and keeps
-  // the fastest exact one; allocates its workspace. Leaves the output written, which is harmless:
-  // the core poisons it before every sample.
+  // The fastest exact algorithm for this shape (chosen once per shape in this worker) and its
+  // workspace. Leaves the output written, which is harmless: the core poisons it before every
+  // sample.
   void choose_algorithm() {
+    static std::map<std::array<int, 3>, cudnnConvolutionFwdAlgo_t> chosen;
+    const std::array<int, 3> shape{m(), n(), p_.ks};
+    if (const auto it = chosen.find(shape); it != chosen.end()) {
+      use_algorithm(it->second);
+      return;
+    }
     std::array<cudnnConvolutionFwdAlgoPerf_t, CUDNN_CONVOLUTION_FWD_ALGO_COUNT> perf{};
     int returned = 0;
-    RUNNER_CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithm(
+    RUNNER_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(
         handle_, image_.get(), filter_.get(), conv_.get(), image_.get(),
         static_cast<int>(perf.size()), &returned, perf.data()));
     std::string tried;
-    for (int i = 0; i < returned; ++i) {  // sorted fastest first
+    float best_ms = 0;
+    bool found = false;
+    for (int i = 0; i < returned; ++i) {
       const auto& p = perf[static_cast<std::size_t>(i)];
       tried +=
           fmt::format("{}{} ({})", i ? ", " : "", algo_name(p.algo), cudnnGetErrorString(p.status));
       if (p.status != CUDNN_STATUS_SUCCESS || !exact_arithmetic(p)) continue;
-      algo_ = p.algo;
-      // The math type Find reports for the chosen entry; FMA was asked for and is kept.
-      RUNNER_CUDNN_CHECK(cudnnSetConvolutionMathType(conv_.get(), CUDNN_FMA_MATH));
-      RUNNER_CUDNN_CHECK(
-          cudnnGetConvolutionForwardWorkspaceSize(handle_, image_.get(), filter_.get(), conv_.get(),
-                                                  image_.get(), algo_, &workspace_bytes_));
-      if (workspace_bytes_) workspace_ = cuda::DeviceBuffer<unsigned char>(workspace_bytes_);
-      return;
+      if (!use_algorithm(p.algo)) continue;  // no room for its workspace
+      run();                                 // the algorithm's first call may load its kernels
+      const float ms = time_on_stream([&] {
+        for (int r = 0; r < kTrialRuns; ++r) run();
+      });
+      if (!found || ms < best_ms) {
+        best_ms = ms;
+        chosen[shape] = p.algo;
+        found = true;
+      }
     }
-    throw PointInvalid("cuDNN offers no direct FMA algorithm for this problem; it tried " +
-                       (tried.empty() ? std::string("none") : tried));
+    if (!found)
+      throw PointInvalid("cuDNN offers no direct FMA algorithm for this problem; it offered " +
+                         (tried.empty() ? std::string("none") : tried));
+    use_algorithm(chosen[shape]);
   }
+
+  // Sets `algo` and allocates its workspace; false when the device has no room for it.
+  bool use_algorithm(cudnnConvolutionFwdAlgo_t algo) {
+    std::size_t bytes = 0;
+    RUNNER_CUDNN_CHECK(cudnnGetConvolutionForwardWorkspaceSize(
+        handle_, image_.get(), filter_.get(), conv_.get(), image_.get(), algo, &bytes));
+    std::optional<cuda::DeviceBuffer<unsigned char>> workspace;
+    if (bytes) {
+      workspace = cuda::DeviceBuffer<unsigned char>::try_allocate(bytes);
+      if (!workspace) return false;
+      workspace_ = std::move(*workspace);
+    } else {
+      workspace_ = cuda::DeviceBuffer<unsigned char>();
+    }
+    algo_ = algo;
+    workspace_bytes_ = bytes;
+    return true;
+  }
+
+  static constexpr int kTrialRuns = 2;  // timed runs per candidate algorithm
 
   cudnnHandle_t handle_;
   cuda::DeviceBuffer<float> weights_;

@@ -15,7 +15,7 @@ namespace {
 // range of each shift is clipped instead of testing every term, so the inner loop is a plain
 // vectorisable axpy and 8192² × 15² taps take well under a second on a few cores.
 template <typename T>
-void compute_reference(Conv2dProblem<T>& p) {
+void compute_reference(Conv2dHostData<T>& p) {
   const std::int64_t m = p.m, n = p.n;
   const int ks = p.ks, r = ks / 2;
   const T* in = p.input.data();
@@ -52,18 +52,34 @@ std::shared_ptr<const Problem> build(const Point& point, std::uint64_t seed) {
   p->m = point.size->m;
   p->n = point.size->n;
   p->ks = point.kernel_size.value_or(3);
+  p->seed = seed;
   if (p->ks < 1 || p->ks > kMaxKernelSize || p->ks % 2 == 0)
     throw PointInvalid("conv2d needs an odd kernel_size in 1.." + std::to_string(kMaxKernelSize) +
                        ", got " + std::to_string(p->ks));
-  p->input = HostArray<T>(static_cast<std::size_t>(p->m * p->n));
   p->weights = HostArray<T>(static_cast<std::size_t>(p->ks * p->ks));
-  fill_uniform<T>(p->input.span(), seed, 0);
   fill_uniform<T>(p->weights.span(), seed, 1);
-  compute_reference(*p);
   return p;
 }
 
 }  // namespace
+
+template <typename T>
+const Conv2dHostData<T>& Conv2dProblem<T>::host() const {
+  return host_.get([this] {
+    Conv2dHostData<T> h;
+    h.m = m;
+    h.n = n;
+    h.ks = ks;
+    h.input = HostArray<T>(static_cast<std::size_t>(m * n));
+    fill_uniform<T>(h.input.span(), seed, 0);
+    h.weights = HostArray<T>(weights.size());
+    std::copy(weights.data(), weights.data() + weights.size(), h.weights.data());
+    compute_reference(h);
+    return h;
+  });
+}
+
+template struct Conv2dProblem<float>;
 
 std::shared_ptr<const Problem> make_problem(const Point& point, std::uint64_t seed) {
   return build<float>(point, seed);  // float is the only dtype conv2d registers

@@ -106,7 +106,7 @@ std::size_t instance_bytes(int ks, const Instance& inst) {
   return sr::shared_bytes(ks, inst.rows, inst.pipe);
 }
 
-class SharedReg final : public CudaConv2dFixed {
+class SharedReg final : public CudaConv2dBase {
  public:
   SharedReg(const Point& point, std::shared_ptr<const Problem> problem)
       : SharedReg(point, std::move(problem), checked_kernel_size(point)) {}
@@ -123,8 +123,8 @@ class SharedReg final : public CudaConv2dFixed {
 
  private:
   SharedReg(const Point& point, std::shared_ptr<const Problem> problem, int ks)
-      : CudaConv2dFixed(point, std::move(problem), kernel_address(instance_for(ks)),
-                        BlockShape{sr::kBlockX, sr::kBlockY}, instance_bytes(ks, instance_for(ks))),
+      : CudaConv2dBase(point, std::move(problem), kernel_address(instance_for(ks)),
+                       BlockShape{sr::kBlockX, sr::kBlockY}, instance_bytes(ks, instance_for(ks))),
         inst_(instance_for(ks)),
         shared_bytes_(instance_bytes(ks, inst_)) {
     int resident = 0;
@@ -138,7 +138,7 @@ class SharedReg final : public CudaConv2dFixed {
       resident = per_sm * sms;
     }
     grid_ = sr::grid_for(m(), n(), inst_.rows, inst_.pipe, resident);
-    h2d_ms_ += time_copy([&] {
+    h2d_ms_ += time_on_stream([&] {
       RUNNER_CUDA_CHECK(cudaMemcpyToSymbolAsync(sr::c_weights_reg, p_.weights.data(),
                                                 p_.weights.size() * sizeof(float), 0,
                                                 cudaMemcpyHostToDevice, stream()));

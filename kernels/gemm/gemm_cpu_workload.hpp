@@ -1,6 +1,6 @@
 #pragma once
 // The base of the CPU GEMM variants: C = A·B for row-major A (m×k), B (k×n), C (m×n), the output
-// a host array compared with the problem's double reference.
+// a host array compared with the problem's double reference (its host side).
 #include <cstdint>
 #include <memory>
 
@@ -16,14 +16,18 @@ class CpuGemm : public ArrayOutputWorkload<T> {
  public:
   CpuGemm(const Point& point, std::shared_ptr<const Problem> problem)
       : ArrayOutputWorkload<T>(static_cast<std::size_t>(point.size->m * point.size->n),
-                               static_cast<const GemmProblem<T>&>(*problem).reference,
+                               host_data(*problem).reference,
                                tolerance_for(*point.dtype, Precision::native, point.size->k)),
         problem_(std::move(problem)),
-        p_(static_cast<const GemmProblem<T>&>(*problem_)) {}
+        p_(host_data(*problem_)) {}
 
  protected:
+  static const GemmHostData<T>& host_data(const Problem& problem) {
+    return static_cast<const GemmProblem<T>&>(problem).host();
+  }
+
   std::shared_ptr<const Problem> problem_;  // keeps the inputs alive
-  const GemmProblem<T>& p_;
+  const GemmHostData<T>& p_;                // m, n, k, the inputs a and b, the reference
 };
 
 // Row i of C by i-k-j loops: the inner loop streams a row of B and a row of C.

@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "kernels/gemm/gemm_cublas_check.hpp"
 #include "kernels/gemm/gemm_cuda_workload.hpp"
 #include "runner/api/errors.hpp"
 #include "runner/api/variant.hpp"
@@ -23,24 +24,7 @@ namespace runner::kernels::gemm {
 
 namespace {
 
-void check(cublasStatus_t status, const char* call) {
-  if (status != CUBLAS_STATUS_SUCCESS)
-    throw std::runtime_error(fmt::format("cuBLAS error {} ({}) in {}", cublasGetStatusName(status),
-                                         cublasGetStatusString(status), call));
-}
-#define RUNNER_CUBLAS_CHECK(call) check((call), #call)
-
-// One handle for the process, created by the first cuBLAS point (outside any timed region: it
-// allocates and loads kernels). It is never destroyed: cublasDestroy at static destruction could
-// run after the CUDA runtime has shut down, and the process exit reclaims it anyway.
-cublasHandle_t process_handle() {
-  static const cublasHandle_t handle = [] {
-    cublasHandle_t h = nullptr;
-    RUNNER_CUBLAS_CHECK(cublasCreate(&h));
-    return h;
-  }();
-  return handle;
-}
+struct CublasVariant;  // owner of the variants' cuBLAS handle
 
 // cublas?gemm takes int dimensions; checked before any device memory is allocated.
 const Point& require_int_dimensions(const Point& point) {
@@ -59,7 +43,7 @@ class Cublas final : public CudaGemm<T> {
   Cublas(const Point& point, std::shared_ptr<const Problem> problem, bool tf32 = false)
       : CudaGemm<T>(require_int_dimensions(point), std::move(problem),
                     tf32 ? Precision::tf32 : Precision::native),
-        handle_(process_handle()) {
+        handle_(process_cublas_handle<CublasVariant>()) {
     // Points run one at a time, so the shared handle serves this workload until the next one
     // takes it over. Setting the stream here keeps run() to the one gemm call.
     RUNNER_CUBLAS_CHECK(cublasSetStream(handle_, this->stream()));

@@ -56,8 +56,7 @@
 #include <string_view>
 #include <vector>
 
-#include "kernels/common/cpu_workload.hpp"
-#include "kernels/gemm/gemm_problem.hpp"
+#include "kernels/gemm/gemm_cpu_workload.hpp"
 #include "runner/api/variant.hpp"
 #include "runner/api/verification.hpp"
 
@@ -366,14 +365,10 @@ void tiled_gemm(Isa isa, TiledJob<T>& job) {
 // --- core end ---
 
 template <typename T>
-class OmpTiled final : public ArrayOutputWorkload<T> {
+class OmpTiled final : public CpuGemm<T> {
  public:
   OmpTiled(const Point& point, std::shared_ptr<const Problem> problem)
-      : ArrayOutputWorkload<T>(static_cast<std::size_t>(point.size->m * point.size->n),
-                               static_cast<const GemmProblem<T>&>(*problem).reference,
-                               tolerance_for(*point.dtype, Precision::native, point.size->k)),
-        problem_(std::move(problem)),
-        p_(static_cast<const GemmProblem<T>&>(*problem_)),
+      : CpuGemm<T>(point, std::move(problem)),
         isa_(tiled_isa()),
         threads_(std::max(1, point.threads.value_or(1))) {
     const PackSizes sizes = pack_sizes<T>(isa_);
@@ -383,14 +378,13 @@ class OmpTiled final : public ArrayOutputWorkload<T> {
   }
 
   void run() override {
-    TiledJob<T> job{p_.a.data(), p_.b.data(),    this->out_.data(),  p_.m,    p_.n,
-                    p_.k,        b_pack_.data(), a_pointers_.data(), threads_};
+    const GemmHostData<T>& p = this->p_;
+    TiledJob<T> job{p.a.data(), p.b.data(),     this->out_.data(),  p.m,     p.n,
+                    p.k,        b_pack_.data(), a_pointers_.data(), threads_};
     tiled_gemm(isa_, job);
   }
 
  private:
-  std::shared_ptr<const Problem> problem_;  // keeps the inputs alive
-  const GemmProblem<T>& p_;
   Isa isa_;
   int threads_;
   HostArray<T> b_pack_;

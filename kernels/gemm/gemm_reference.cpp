@@ -7,6 +7,33 @@
 
 namespace runner::kernels::gemm {
 
+template <typename T>
+const GemmHostData<T>& GemmProblem<T>::host() const {
+  return host_.get([this] {
+    GemmHostData<T> h;
+    h.m = m;
+    h.n = n;
+    h.k = k;
+    h.a = HostArray<T>(static_cast<std::size_t>(m * k));
+    h.b = HostArray<T>(static_cast<std::size_t>(k * n));
+    fill_uniform<T>(h.a.span(), seed, 0);
+    fill_uniform<T>(h.b.span(), seed, 1);
+    start_openblas_pool_unpinned();  // before this process's first BLAS call
+    // The reference multiplies exactly the values the variants see, widened to double.
+    std::vector<double> a(h.a.data(), h.a.data() + h.a.size()),
+        b(h.b.data(), h.b.data() + h.b.size());
+    h.reference.assign(static_cast<std::size_t>(m * n), 0.0);
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(m),
+                static_cast<blasint>(n), static_cast<blasint>(k), 1.0, a.data(),
+                static_cast<blasint>(k), b.data(), static_cast<blasint>(n), 0.0, h.reference.data(),
+                static_cast<blasint>(n));
+    return h;
+  });
+}
+
+template struct GemmProblem<float>;
+template struct GemmProblem<double>;
+
 namespace {
 template <typename T>
 std::shared_ptr<const Problem> build(const ProblemSize& s, std::uint64_t seed) {
@@ -14,17 +41,7 @@ std::shared_ptr<const Problem> build(const ProblemSize& s, std::uint64_t seed) {
   p->m = s.m;
   p->n = s.n;
   p->k = s.k;
-  p->a = HostArray<T>(static_cast<std::size_t>(s.m * s.k));
-  p->b = HostArray<T>(static_cast<std::size_t>(s.k * s.n));
-  fill_uniform<T>(p->a.span(), seed, 0);
-  fill_uniform<T>(p->b.span(), seed, 1);
-  start_openblas_pool_unpinned();  // before this process's first BLAS call
-  // The reference multiplies exactly the values the variants see, widened to double.
-  std::vector<double> a(p->a.data(), p->a.data() + p->a.size()), b(p->b.data(), p->b.data() + p->b.size());
-  p->reference.assign(static_cast<std::size_t>(s.m * s.n), 0.0);
-  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(s.m), static_cast<blasint>(s.n),
-              static_cast<blasint>(s.k), 1.0, a.data(), static_cast<blasint>(s.k), b.data(),
-              static_cast<blasint>(s.n), 0.0, p->reference.data(), static_cast<blasint>(s.n));
+  p->seed = seed;
   return p;
 }
 }  // namespace

@@ -55,25 +55,35 @@ class Copy final : public CudaTranspose<T> {
                          {reinterpret_cast<const void*>(&copy_kernel<T>), 0}),
         blocks_(grid_blocks()) {}
 
-  // The output must equal the input bit for bit: compared with the worker's device copy of the
-  // input (no reference array is built); where that does not fit, with the input widened on the
-  // host.
+  // The output must equal the input bit for bit: compared with the input regenerated on the device
+  // (not the transpose the other variants of the problem are compared with, so in a slot of its
+  // own); where that does not fit, with the input widened on the host.
   Verification verify() override {
-    const auto input = this->p_.input.span();
-    if (const T* in = cuda::problem_array_on_device(this->problem_, 0, input, this->stream())) {
+    const TransposeProblem<T>& p = this->p_;
+    const std::size_t count = this->out_.size();
+    const T* in = cuda::problem_array_on_device<T>(
+        this->problem_, kInputSlot, count,
+        [&p, count](T* device, cudaStream_t s) {
+          fill_uniform_on_device<T>(device, count, p.seed, 0, s);
+          return true;
+        },
+        this->stream());
+    if (in) {
       this->d2h_ms_ = 0;
-      return cuda::compare_on_device<T, T>(this->out_.data(), in, input.size(), 0.0,
-                                           this->stream());
+      this->reference_ = "gpu-exact";
+      return cuda::compare_on_device<T, T>(this->out_.data(), in, count, 0.0, this->stream());
     }
-    // Not through verify_output: its device copy of the reference is the transpose's, shared by
-    // the other variants of the problem.
-    if (input_as_double_.empty()) input_as_double_.assign(input.begin(), input.end());
+    if (input_as_double_.empty()) {
+      const auto input = p.host().input.span();
+      input_as_double_.assign(input.begin(), input.end());
+    }
+    this->reference_ = "cpu-double";
     return this->verify_on_host(this->out_, input_as_double_, 0.0);
   }
 
   void run() override {
     copy_kernel<T><<<blocks_, this->block_dim(), 0, this->stream()>>>(
-        this->in_.data(), this->out_.data(), static_cast<std::int64_t>(this->p_.input.size()));
+        this->in_.data(), this->out_.data(), static_cast<std::int64_t>(this->out_.size()));
     RUNNER_CUDA_CHECK_LAUNCH();
   }
 
@@ -84,7 +94,7 @@ class Copy final : public CudaTranspose<T> {
     constexpr std::int64_t kWaves = 4;
     using Vec = typename Vector16<T>::type;
     const std::int64_t vectors =
-        static_cast<std::int64_t>(this->p_.input.size() * sizeof(T) / sizeof(Vec));
+        static_cast<std::int64_t>(this->out_.size() * sizeof(T) / sizeof(Vec));
     const std::int64_t threads = this->block_.threads();
     int device = 0, sms = 0, per_sm = 0;
     RUNNER_CUDA_CHECK(cudaGetDevice(&device));
@@ -96,7 +106,8 @@ class Copy final : public CudaTranspose<T> {
     return static_cast<unsigned>(std::min(wanted, kWaves * resident));
   }
 
-  std::vector<double> input_as_double_;  // the copy's reference: the input itself
+  static constexpr int kInputSlot = 0;   // the input, in the problem's device arrays
+  std::vector<double> input_as_double_;  // the copy's host reference: the input itself
   unsigned blocks_;
 };
 

@@ -1,6 +1,6 @@
 #pragma once
 // The base of the CPU transpose variants: out (n×m) = in (m×n)ᵀ, row-major, the output a host
-// array compared exactly with the problem's reference.
+// array compared exactly with the problem's reference (its host side).
 #include <cstdint>
 #include <memory>
 
@@ -16,14 +16,18 @@ class CpuTranspose : public ArrayOutputWorkload<T> {
  public:
   CpuTranspose(const Point& point, std::shared_ptr<const Problem> problem)
       : ArrayOutputWorkload<T>(static_cast<std::size_t>(point.size->m * point.size->n),
-                               static_cast<const TransposeProblem<T>&>(*problem).reference,
+                               host_data(*problem).reference,
                                tolerance_for(*point.dtype, Precision::native, 0)),
         problem_(std::move(problem)),
-        p_(static_cast<const TransposeProblem<T>&>(*problem_)) {}
+        p_(host_data(*problem_)) {}
 
  protected:
+  static const TransposeHostData<T>& host_data(const Problem& problem) {
+    return static_cast<const TransposeProblem<T>&>(problem).host();
+  }
+
   std::shared_ptr<const Problem> problem_;  // keeps the input and the reference alive
-  const TransposeProblem<T>& p_;
+  const TransposeHostData<T>& p_;           // m, n, the input, the reference
 };
 
 // Input row i becomes output column i.

@@ -1,9 +1,10 @@
 #pragma once
-// Base of the CUDA transpose workloads: the input put on the device once per point (timed into
-// h2d_ms; from the worker's device copy of the problem after its first point), the output poisoned
-// on the device before every run, and verification that compares it exactly with the reference on
-// the device (or copied back, where the reference does not fit there). Variants add their launch;
-// every one handles any m×n (edge tiles are guarded).
+// Base of the CUDA transpose workloads: the input generated on the device in the point's own buffer
+// (timed into inputs_ms), the output poisoned before every run, and verification that compares it
+// exactly with the expected output, made on the device from the seed once per problem
+// (transpose_device_reference.hpp); where the device has no room for it, the output is copied back
+// and compared with the host reference. Variants add their launch; every one handles any m×n
+// (edge tiles are guarded).
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -13,7 +14,8 @@
 #include <string>
 #include <utility>
 
-#include "kernels/common/host_array.hpp"
+#include "kernels/common/random_fill_device.hpp"
+#include "kernels/transpose/transpose_device_reference.hpp"
 #include "kernels/transpose/transpose_problem.hpp"
 #include "runner/api/cuda/cuda_workload.hpp"
 #include "runner/api/cuda/device_buffer.hpp"
@@ -71,17 +73,24 @@ class CudaTranspose : public cuda::CudaWorkload {
       : problem_(std::move(problem)),
         p_(static_cast<const TransposeProblem<T>&>(*problem_)),
         block_(launchable_block(point, launch)),
-        expected_(p_.reference),
-        in_(p_.input.size()),
-        out_(p_.input.size()) {
-    h2d_ms_ = time_copy([&] { upload(in_, problem_, 0, p_.input.span()); });
+        in_(static_cast<std::size_t>(p_.m * p_.n)),
+        out_(static_cast<std::size_t>(p_.m * p_.n)) {
+    inputs_ms_ = time_on_stream(
+        [&] { fill_uniform_on_device<T>(in_.data(), in_.size(), p_.seed, 0, this->stream()); });
   }
 
   void poison_output() override { out_.poison(stream()); }
 
+  // Data movement is exact: tolerance 0 (tolerance_for with a reduction length of 0), against the
+  // expected output in T itself.
   Verification verify() override {
-    // Data movement is exact: tolerance 0 (tolerance_for with a reduction length of 0).
-    return verify_output(out_, problem_, expected_, 0.0);
+    return verify_output<T>(
+        out_, problem_,
+        [this](T* expected, cudaStream_t s) {
+          expected_transpose_on_device(p_, expected, s);
+          return true;
+        },
+        [this] { return std::span<const double>(p_.host().reference); }, 0.0, "gpu-exact");
   }
 
  protected:
@@ -91,11 +100,10 @@ class CudaTranspose : public cuda::CudaWorkload {
     return dim3(static_cast<unsigned>(block_.x), static_cast<unsigned>(block_.y));
   }
 
-  std::shared_ptr<const Problem> problem_;  // keeps the host input and the reference alive
+  std::shared_ptr<const Problem> problem_;  // keeps the problem (and its reference) alive
   const TransposeProblem<T>& p_;
   BlockShape block_;
-  std::span<const double> expected_;  // what the output must equal: the transpose, by default
-  cuda::DeviceBuffer<T> in_, out_;    // out_ has m·n elements whatever its shape
+  cuda::DeviceBuffer<T> in_, out_;  // out_ has m·n elements whatever its shape
 };
 
 }  // namespace runner::kernels::transpose

@@ -66,16 +66,30 @@ Measurement measure(Workload& workload, const SamplingRule& rule, const MeasureO
   Measurement m;
   auto clock = workload.make_clock();
 
+  // Both checks are timed into verify_s (the first one of a problem builds its reference).
+  auto timed_verify = [&] {
+    const auto start = std::chrono::steady_clock::now();
+    Verification v = workload.verify();
+    m.verify_s += seconds_since(start);
+    return v;
+  };
+
   workload.poison_output();
   clock->start();
   workload.run();
   double fastest_ms = clock->stop_ms();
-  m.verification = workload.verify();
+  m.verification = timed_verify();
   if (!m.verification.passed) return m;
-  for (int i = 1; i < rule.warmup; ++i) {
+  // The warm-up ends after `warmup` runs, or earlier once the runs after the first have lasted
+  // kWarmSeconds together: a kernel that has run that long since its first launch is warm (its
+  // module loaded, its caches and clocks settled), and more runs of a long kernel only cost time.
+  double warm_s = 0;
+  for (int i = 1; i < rule.warmup && warm_s < kWarmSeconds; ++i) {
     clock->start();
     workload.run();
-    fastest_ms = std::min(fastest_ms, clock->stop_ms());
+    const double ms = clock->stop_ms();
+    warm_s += ms * 1e-3;
+    fastest_ms = std::min(fastest_ms, ms);
   }
   // The first run pays for lazy module loading and the like; the fastest run is the estimate
   // closest to a single warm execution.
@@ -133,7 +147,7 @@ Measurement measure(Workload& workload, const SamplingRule& rule, const MeasureO
     m.power_w = monitor->power_w();
   }
 
-  Verification last = workload.verify();
+  Verification last = timed_verify();
   if (!last.passed || last.max_rel_err > m.verification.max_rel_err) m.verification = last;
   return m;
 }

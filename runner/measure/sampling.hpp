@@ -42,6 +42,9 @@ class StoppingRule {
 // 25 executions of a kernel that takes more than 20 ms is already far above any timer's error,
 // while 0.5 s of a 100 ms GEMM per sample would make a sweep of large sizes crawl.
 constexpr double kHotBatchSeconds = 0.5;
+// Warm-up runs after the first stop once they have lasted this long together (or at
+// repeat.warmup runs): one more run of a 50 ms kernel, several of a short one.
+constexpr double kWarmSeconds = 0.05;
 constexpr int kHotBatchMaxLaunches = 25;
 // Executions per hot sample for a kernel whose single execution takes `execution_ms`.
 int hot_batch_launches(double execution_ms);
@@ -63,7 +66,8 @@ struct Measurement {
   MeasureMode mode =
       MeasureMode::hot;  // what the samples really were (a CPU workload is never cold)
   int launches_per_sample = 1;
-  double timed_s = 0;  // seconds inside the clock over the kept samples (every execution)
+  double timed_s = 0;   // seconds inside the clock over the kept samples (every execution)
+  double verify_s = 0;  // wall seconds of the verifications (a first one builds the reference)
   std::optional<int> guard_timeouts;  // samples whose launch guard timed out (guarded clocks only)
   // With a monitor: samples discarded as throttled, and the device's state over the point.
   std::optional<int> discarded_samples;
@@ -72,7 +76,8 @@ struct Measurement {
 };
 
 // Runs a workload under the rule: one poisoned run checked against the reference (a wrong result
-// ends the point there), the remaining warm-up runs, then samples, each on a poisoned output with
+// ends the point there), the remaining warm-up runs (up to repeat.warmup, fewer once they have
+// lasted kWarmSeconds), then samples, each on a poisoned output with
 // the caches prepared for the mode (Workload::prepare_sample) and timed by the workload's sample
 // clock; a cold sample is one execution, a hot one a batch (hot_batch_launches of the fastest
 // warm-up run). With a monitor, a sample after which the SM clock is below its minimum is

@@ -1,5 +1,6 @@
 #include "runner/results/summary.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include <fmt/format.h>
@@ -10,6 +11,36 @@ namespace {
 // A run of thousands of problems would print thousands of lines at its end: the table shows the
 // first ones (in kernel, dtype, size order) and says how many it left out.
 constexpr std::size_t kSummaryRows = 40;
+// Where the run's time went, from the records' timings: inside the clock, the points' set-up and
+// verification, the rest of the points (warm-ups, poisoning, flushes, the worker's round trip),
+// and outside the points (calibration, worker starts, the files).
+void print_time_split(const std::vector<Record>& records, std::FILE* out, double run_wall_s) {
+  double point_s = 0, timed_s = 0, setup_s = 0, verify_s = 0;
+  auto add = [](double& sum, const Record& r, const char* key) {
+    if (r.contains(key) && r[key].is_number()) sum += r[key].get<double>();
+  };
+  for (const auto& r : records) {
+    add(point_s, r, "point_s");
+    add(timed_s, r, "timed_s");
+    add(setup_s, r, "setup_s");
+    add(verify_s, r, "verify_s");
+  }
+  if (timed_s <= 0) return;
+  const double wall = run_wall_s > 0 ? run_wall_s : point_s;
+  const double rest = std::max(0.0, point_s - timed_s - setup_s - verify_s);
+  fmt::print(out,
+             "Time: {}{:.1f} s in points: {:.1f} s timed (samples), {:.1f} s set-up (problems, "
+             "inputs, buffers), {:.1f} s verification (references, comparisons), {:.1f} s "
+             "warm-ups, poisoning and flushes{}: {:.2f} x the timed time\n",
+             run_wall_s > 0 ? fmt::format("{:.1f} s wall, ", run_wall_s) : std::string(), point_s,
+             timed_s, setup_s, verify_s, rest,
+             run_wall_s > 0 ? fmt::format("; {:.1f} s outside points (calibration, worker starts, "
+                                          "files)",
+                                          std::max(0.0, run_wall_s - point_s))
+                            : std::string(),
+             wall / timed_s);
+}
+
 }  // namespace
 
 void print_summary(const std::vector<Record>& records, std::size_t planned, std::FILE* out,
@@ -77,17 +108,7 @@ void print_summary(const std::vector<Record>& records, std::size_t planned, std:
     }
     fmt::print(out, "  {} x{}\n", reason, n);
   }
-  double point_s = 0, timed_s = 0;
-  for (const auto& r : records) {
-    if (r.contains("point_s") && r["point_s"].is_number()) point_s += r["point_s"].get<double>();
-    if (r.contains("timed_s") && r["timed_s"].is_number()) timed_s += r["timed_s"].get<double>();
-  }
-  if (timed_s > 0)
-    fmt::print(
-        out,
-        "Time: {}{:.1f} s in points, {:.1f} s of it timed (samples): {:.2f} x the timed time\n",
-        run_wall_s > 0 ? fmt::format("{:.1f} s wall, ", run_wall_s) : std::string(), point_s,
-        timed_s, (run_wall_s > 0 ? run_wall_s : point_s) / timed_s);
+  print_time_split(records, out, run_wall_s);
 }
 
 }  // namespace runner

@@ -130,8 +130,10 @@ Record measure_point(const ExperimentSpec& spec, const Point& point, const Regis
     }
   }
   const double bytes = kernel->bytes ? kernel->bytes(point) : 0.0;
-  // Inputs, a reference in double and the output: about three times the bytes moved.
-  const double host_need = 3.0 * bytes;
+  // A CPU point holds its inputs, a reference in double and the output on the host: about three
+  // times the bytes moved. A GPU point builds its problem on the device (its host side only
+  // where the device has no room for the reference: an allocation failure then skips it).
+  const double host_need = variant->backend == Backend::cpu ? 3.0 * bytes : 0.0;
   const HostMemory memory = host_memory_available();
   auto out_of_memory = [&](const char* how) {
     return fmt::format(
@@ -145,8 +147,11 @@ Record measure_point(const ExperimentSpec& spec, const Point& point, const Regis
   }
   const ProfilerRange range("point " + point.id());
   try {
+    const auto setup_start = std::chrono::steady_clock::now();
     auto problem = problem_cache().get(*kernel, point, spec.seed);
     auto workload = variant->factory(point, problem);
+    r["setup_s"] =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_start).count();
     MeasureOptions how;
     how.mode = spec.measure.value_or(kernel->measure_mode());
     if (variant->backend == Backend::cuda)
@@ -159,6 +164,7 @@ Record measure_point(const ExperimentSpec& spec, const Point& point, const Regis
     r["max_rel_err"] = v.max_rel_err;
     r["verify_tolerance"] = v.tolerance;
     r["reference"] = "cpu-double";
+    r["verify_s"] = m.verify_s;
     // Named: items() refers into the object, and a temporary in a range-for initialiser is
     // destroyed before the loop runs.
     const nlohmann::json extra = workload->extra_fields();

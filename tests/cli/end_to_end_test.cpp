@@ -102,7 +102,9 @@ TEST_P(EndToEnd, CpuVariantsRunVerifiedWithCompleteResults) {
             std::string::npos)
       << r.out;
   EXPECT_TRUE(std::regex_search(
-      r.out, std::regex(R"(Time: [0-9.]+ s wall, [0-9.]+ s in points, [0-9.]+ s of it timed)")))
+      r.out,
+      std::regex(
+          R"(Time: [0-9.]+ s wall, [0-9.]+ s in points: [0-9.]+ s timed \(samples\), [0-9.]+ s set-up)")))
       << r.out;
 
   // records.csv: exactly the column table, in order; one row per point, all ok and verified.

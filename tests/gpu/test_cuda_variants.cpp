@@ -31,6 +31,11 @@ class CudaVariants : public ::testing::Test {
       if (status == "ok") {
         EXPECT_TRUE(r.value("verified", false)) << p.key();
         EXPECT_GT(r["time_ms_median"].get<double>(), 0.0) << p.key();
+        // Compared on the device with a reference built there, never the host fallback here.
+        if (p.kernel != "hello") {
+          EXPECT_TRUE(r["reference"] == "gpu-double" || r["reference"] == "gpu-exact")
+              << p.key() << ": " << r["reference"];
+        }
       }
       seen.insert(p.variant);
     }
@@ -64,9 +69,13 @@ sweeps:
   const auto present = cuda_variants_of("gemm");
   for (const char* v : {"regtile", "cublas_tf32"})
     if (present.count(v))
-      yaml += std::string("  - variant: ") + v + "\n    size: [128, {m: 200, n: 136, k: 257}, {m: 4000, n: 4001, k: 3999}]\n    dtype: float\n";
+      yaml += std::string("  - variant: ") + v +
+              "\n    size: [128, {m: 200, n: 136, k: 257}, {m: 4000, n: 4001, k: 3999}]\n    "
+              "dtype: float\n";
   if (present.count("dmma"))
-    yaml += "  - variant: dmma\n    size: [128, {m: 200, n: 136, k: 257}, {m: 4000, n: 4001, k: 3999}]\n    dtype: double\n";
+    yaml +=
+        "  - variant: dmma\n    size: [128, {m: 200, n: 136, k: 257}, {m: 4000, n: 4001, k: "
+        "3999}]\n    dtype: double\n";
   const auto seen = run_all(yaml);
   for (const auto& v : present) EXPECT_TRUE(seen.count(v)) << "variant not exercised: " << v;
 }
@@ -85,9 +94,12 @@ sweeps:
 )";
   std::string text = yaml;
   if (cuda_variants_of("transpose").count("tiled_vec"))
-    text += "  - variant: tiled_vec\n    size: [64, {m: 1000, n: 333}, 67, 8192]\n    dtype: [float, double]\n";
+    text +=
+        "  - variant: tiled_vec\n    size: [64, {m: 1000, n: 333}, 67, 8192]\n    dtype: [float, "
+        "double]\n";
   const auto seen = run_all(text);
-  for (const auto& v : cuda_variants_of("transpose")) EXPECT_TRUE(seen.count(v)) << "variant not exercised: " << v;
+  for (const auto& v : cuda_variants_of("transpose"))
+    EXPECT_TRUE(seen.count(v)) << "variant not exercised: " << v;
 }
 
 TEST_F(CudaVariants, Conv2dEveryVariantAtOddSizes) {
@@ -101,9 +113,11 @@ sweeps:
   std::string text = yaml;
   for (const char* v : {"shared_reg", "cudnn"})
     if (cuda_variants_of("conv2d").count(v))
-      text += std::string("  - variant: ") + v + "\n    size: [64, 129, 1000]\n    kernel_size: [3, 5, 7]\n";
+      text += std::string("  - variant: ") + v +
+              "\n    size: [64, 129, 1000]\n    kernel_size: [3, 5, 7]\n";
   const auto seen = run_all(text);
-  for (const auto& v : cuda_variants_of("conv2d")) EXPECT_TRUE(seen.count(v)) << "variant not exercised: " << v;
+  for (const auto& v : cuda_variants_of("conv2d"))
+    EXPECT_TRUE(seen.count(v)) << "variant not exercised: " << v;
 }
 
 TEST_F(CudaVariants, HelloEveryThreadReportsOnce) {

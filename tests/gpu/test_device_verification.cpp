@@ -143,10 +143,30 @@ TEST_F(DeviceVerification, AnArrayTheDeviceCannotHoldLeavesTheHostPath) {
   auto problem = std::make_shared<const FakeProblem>();
   std::size_t free_b = 0, total_b = 0;
   ASSERT_EQ(cudaMemGetInfo(&free_b, &total_b), cudaSuccess);
-  // Never read: the allocation fails first.
-  const char* fake_host = reinterpret_cast<const char*>(&free_b);
-  EXPECT_EQ(cuda::problem_array_on_device(problem, 0, fake_host, total_b * 2, nullptr), nullptr);
+  bool built = false;  // never: the allocation fails first
+  EXPECT_EQ(
+      cuda::problem_array_on_device(
+          problem, 0, total_b * 2, [&](void*, cudaStream_t) { return built = true; }, nullptr),
+      nullptr);
+  EXPECT_FALSE(built);
   EXPECT_EQ(cudaGetLastError(), cudaSuccess);  // and no error is left behind
+}
+
+TEST_F(DeviceVerification, ABuilderThatCannotBuildLeavesTheHostPathAndIsAskedAgain) {
+  auto problem = std::make_shared<const FakeProblem>();
+  int calls = 0;
+  auto refuse = [&](double*, cudaStream_t) {
+    ++calls;
+    return false;  // e.g. no room for its own temporaries
+  };
+  EXPECT_EQ(
+      cuda::problem_array_on_device<double>(problem, cuda::kReferenceSlot, 100, refuse, nullptr),
+      nullptr);
+  EXPECT_EQ(
+      cuda::problem_array_on_device<double>(problem, cuda::kReferenceSlot, 100, refuse, nullptr),
+      nullptr);
+  EXPECT_EQ(calls, 2);
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
 }
 
 }  // namespace

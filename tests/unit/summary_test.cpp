@@ -23,6 +23,8 @@ Record ok_record(int size, double ms) {
   r["time_ms_median"] = ms;
   r["point_s"] = 0.001;
   r["timed_s"] = 0.0005;
+  r["setup_s"] = 0.0002;
+  r["verify_s"] = 0.0001;
   return canonical_record(r, UnknownFields::refuse);
 }
 
@@ -51,7 +53,28 @@ TEST(Summary, ATableOfManyProblemsIsCutAndSaysHowManyItLeftOut) {
   EXPECT_EQ(lines_with(s, "transpose  float"), 40u) << s;
   EXPECT_NE(s.find("... and 60 more problems"), std::string::npos) << s;
   EXPECT_NE(s.find("100 of 100 points recorded: 100 ok"), std::string::npos) << s;
-  EXPECT_NE(s.find("Time: 2.0 s wall, 0.1 s in points, 0.1 s of it timed"), std::string::npos) << s;
+  // 100 points: 0.1 s in points, 0.05 timed, 0.02 set-up, 0.01 verification, 0.02 the rest;
+  // 1.9 s of the 2.0 s wall outside the points.
+  EXPECT_NE(s.find("Time: 2.0 s wall, 0.1 s in points: "), std::string::npos) << s;
+  EXPECT_NE(s.find("1.9 s outside points (calibration, worker starts, files): 40.00 x the timed"),
+            std::string::npos)
+      << s;
+}
+
+TEST(Summary, TheTimeLineSplitsThePointsTime) {
+  std::vector<Record> records;
+  Record r = ok_record(8, 1);
+  r["point_s"] = 10.0;
+  r["timed_s"] = 4.0;
+  r["setup_s"] = 3.0;
+  r["verify_s"] = 2.0;
+  records.push_back(r);
+  const std::string s = summary_of(records, 1);
+  EXPECT_NE(s.find("10.0 s in points: 4.0 s timed (samples), 3.0 s set-up (problems, inputs, "
+                   "buffers), 2.0 s verification (references, comparisons), 1.0 s warm-ups"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find(": 0.50 x the timed time"), std::string::npos) << s;  // 2.0 s wall / 4.0 timed
 }
 
 TEST(Summary, AFewProblemsAreAllShown) {

@@ -5,6 +5,8 @@
 
 #include <memory>
 #include <span>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "runner/api/cuda/cuda_check.hpp"
@@ -12,6 +14,7 @@
 #include "runner/api/cuda/detail/l2_flush.hpp"
 #include "runner/api/cuda/device_buffer.hpp"
 #include "runner/api/cuda/device_verification.hpp"
+#include "runner/api/cuda/problem_arrays.hpp"
 #include "runner/api/errors.hpp"
 #include "runner/api/point.hpp"
 #include "runner/api/workload.hpp"
@@ -31,10 +34,13 @@ class CudaWorkload : public Workload {
       cudaStreamDestroy(stream_);
     }
   }
-  std::unique_ptr<SampleClock> make_clock() override { return std::make_unique<EventClock>(stream_); }
+  std::unique_ptr<SampleClock> make_clock() override {
+    return std::make_unique<EventClock>(stream_);
+  }
   std::unique_ptr<SampleClock> make_sample_clock() override {
-    return std::make_unique<EventClock>(
-        stream_, launch_guard_enabled() ? EventClock::Guard::launch_guard : EventClock::Guard::none);
+    return std::make_unique<EventClock>(stream_, launch_guard_enabled()
+                                                     ? EventClock::Guard::launch_guard
+                                                     : EventClock::Guard::none);
   }
   // Cold: the L2 flushed on the stream, after the poisoning (which would otherwise leave the
   // output in the L2) and before the clock starts.
@@ -42,45 +48,47 @@ class CudaWorkload : public Workload {
     if (mode == MeasureMode::cold) flush_l2(stream_);
     return mode;
   }
-  nlohmann::json extra_fields() const override { return {{"h2d_ms", h2d_ms_}, {"d2h_ms", d2h_ms_}}; }
+  nlohmann::json extra_fields() const override {
+    return {{"inputs_ms", inputs_ms_},
+            {"h2d_ms", h2d_ms_},
+            {"d2h_ms", d2h_ms_},
+            {"reference", reference_}};
+  }
 
  protected:
   cudaStream_t stream() const { return stream_; }
   void synchronize() const { RUNNER_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
 
-  // Times a host↔device copy (events on the stream) so it is recorded apart from kernel time.
+  // Times work enqueued on the stream (events), so that set-up such as filling the inputs or a
+  // copy is recorded apart from kernel time.
   template <typename Fn>
-  double time_copy(Fn&& copy) {
+  double time_on_stream(Fn&& work) {
     EventClock clock(stream_);
     clock.start();
-    copy();
+    work();
     return clock.stop_ms();
   }
 
-  // Fills `buffer` with array `slot` of `problem`, `host` (its host copy): from the worker's device
-  // copy of it (runner/api/cuda/device_verification.hpp), a device→device copy, when the device
-  // has room for one; else from the host.
-  template <typename T>
-  void upload(DeviceBuffer<T>& buffer, const std::shared_ptr<const Problem>& problem, int slot,
-              std::span<const T> host) {
-    if (const T* on_device = problem_array_on_device(problem, slot, host, stream_))
-      buffer.copy_from_device(on_device, stream_);
-    else
-      buffer.copy_from_host(host, stream_);
-  }
-
-  // Compares `out` with the problem's double reference: on the device where the reference fits
-  // there (then nothing is copied back and d2h_ms stays 0), else by copying the output back
-  // (timed into d2h_ms) and comparing on the host.
-  template <typename T>
+  // Compares `out` with the problem's reference. Where the device has room, the reference (of
+  // element type R: double, or T where the output must equal it exactly) is built there by
+  // `build_on_device(R* device, cudaStream_t) -> bool` once per problem
+  // (runner/api/cuda/problem_arrays.hpp) and the output compared with it there: nothing is copied
+  // back, and the record's `reference` says `device_reference`. Else the output is copied back
+  // (timed into d2h_ms) and compared on the host with `host_reference()`, the problem's host side,
+  // built on first use (`reference`: cpu-double).
+  template <typename R, typename T, typename Build, typename HostReference>
   Verification verify_output(const DeviceBuffer<T>& out,
-                             const std::shared_ptr<const Problem>& problem,
-                             std::span<const double> reference, double tolerance) {
-    if (const double* ref = problem_array_on_device(problem, kReferenceSlot, reference, stream_)) {
+                             const std::shared_ptr<const Problem>& problem, Build&& build_on_device,
+                             HostReference&& host_reference, double tolerance,
+                             const char* device_reference) {
+    if (const R* ref = problem_array_on_device<R>(problem, kReferenceSlot, out.size(),
+                                                  std::forward<Build>(build_on_device), stream_)) {
       d2h_ms_ = 0;
-      return compare_on_device<T, double>(out.data(), ref, out.size(), tolerance, stream_);
+      reference_ = device_reference;
+      return compare_on_device<T, R>(out.data(), ref, out.size(), tolerance, stream_);
     }
-    return verify_on_host(out, reference, tolerance);
+    reference_ = "cpu-double";
+    return verify_on_host(out, host_reference(), tolerance);
   }
 
   // The host path: `out` copied back (timed into d2h_ms) and compared with `reference` there.
@@ -88,12 +96,15 @@ class CudaWorkload : public Workload {
   Verification verify_on_host(const DeviceBuffer<T>& out, std::span<const double> reference,
                               double tolerance) {
     std::vector<T> host(out.size());
-    d2h_ms_ = time_copy([&] { out.copy_to_host(std::span<T>(host), stream_); });
+    d2h_ms_ = time_on_stream([&] { out.copy_to_host(std::span<T>(host), stream_); });
     synchronize();
     return compare_with_reference<T>(std::span<const T>(host), reference, tolerance);
   }
 
-  double h2d_ms_ = 0, d2h_ms_ = 0;
+  // Set-up figures of the record (never part of time_ms_*): generating the inputs in the point's
+  // buffers, copies from and to the host.
+  double inputs_ms_ = 0, h2d_ms_ = 0, d2h_ms_ = 0;
+  std::string reference_ = "cpu-double";  // what verify() compared the output with
 
  private:
   cudaStream_t stream_ = nullptr;

@@ -2,6 +2,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <utility>
 
@@ -27,7 +28,20 @@ class DeviceBuffer {
   ~DeviceBuffer() {
     if (data_) cudaFree(data_);
   }
-  DeviceBuffer(DeviceBuffer&& o) noexcept : data_(std::exchange(o.data_, nullptr)), count_(std::exchange(o.count_, 0)) {}
+  // For scratch memory a caller can do without: empty when the device has no room.
+  static std::optional<DeviceBuffer> try_allocate(std::size_t count) {
+    DeviceBuffer buffer;
+    const cudaError_t e = cudaMalloc(&buffer.data_, count * sizeof(T));
+    if (e == cudaErrorMemoryAllocation) {
+      cudaGetLastError();  // not sticky: clear it
+      return std::nullopt;
+    }
+    check(e, "cudaMalloc", __FILE__, __LINE__);
+    buffer.count_ = count;
+    return buffer;
+  }
+  DeviceBuffer(DeviceBuffer&& o) noexcept
+      : data_(std::exchange(o.data_, nullptr)), count_(std::exchange(o.count_, 0)) {}
   DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
     std::swap(data_, o.data_);
     std::swap(count_, o.count_);
@@ -41,16 +55,20 @@ class DeviceBuffer {
   std::size_t bytes() const { return count_ * sizeof(T); }
 
   void copy_from_host(std::span<const T> host, cudaStream_t stream) {
-    RUNNER_CUDA_CHECK(cudaMemcpyAsync(data_, host.data(), host.size_bytes(), cudaMemcpyHostToDevice, stream));
+    RUNNER_CUDA_CHECK(
+        cudaMemcpyAsync(data_, host.data(), host.size_bytes(), cudaMemcpyHostToDevice, stream));
   }
   void copy_from_device(const T* device, cudaStream_t stream) {
     RUNNER_CUDA_CHECK(cudaMemcpyAsync(data_, device, bytes(), cudaMemcpyDeviceToDevice, stream));
   }
   void copy_to_host(std::span<T> host, cudaStream_t stream) const {
-    RUNNER_CUDA_CHECK(cudaMemcpyAsync(host.data(), data_, host.size_bytes(), cudaMemcpyDeviceToHost, stream));
+    RUNNER_CUDA_CHECK(
+        cudaMemcpyAsync(host.data(), data_, host.size_bytes(), cudaMemcpyDeviceToHost, stream));
   }
   // All bits set: a NaN for float and double, which no correct kernel writes.
-  void poison(cudaStream_t stream) { RUNNER_CUDA_CHECK(cudaMemsetAsync(data_, 0xFF, bytes(), stream)); }
+  void poison(cudaStream_t stream) {
+    RUNNER_CUDA_CHECK(cudaMemsetAsync(data_, 0xFF, bytes(), stream));
+  }
 
  private:
   T* data_ = nullptr;

@@ -1,10 +1,9 @@
-// Host side of runner/api/cuda/device_verification.hpp: the per-problem device copies and the
-// reduction of the comparison's partials into a Verification (with fmt, which .cu files avoid).
+// Host side of runner/api/cuda/device_verification.hpp: the reduction of the comparison's partials
+// into a Verification (with fmt, which .cu files avoid).
 #include "runner/api/cuda/device_verification.hpp"
 
 #include <algorithm>
 #include <limits>
-#include <map>
 #include <vector>
 
 #include <fmt/format.h>
@@ -13,51 +12,6 @@
 #include "runner/api/cuda/detail/device_compare.hpp"
 
 namespace runner::cuda {
-
-namespace {
-
-// The arrays of the problem in flight. One problem at a time, like the worker's problem cache:
-// a point of another problem frees them first. The problem is watched, not owned: once its last
-// user lets go, the copies are stale and are freed at the next call.
-struct ProblemArrays {
-  std::weak_ptr<const Problem> problem;
-  std::map<int, void*> arrays;  // slot → device memory
-
-  void clear() {
-    for (auto& [slot, p] : arrays) cudaFree(p);
-    arrays.clear();
-    problem.reset();
-  }
-  ~ProblemArrays() { clear(); }
-};
-
-ProblemArrays& problem_arrays() {
-  static ProblemArrays arrays;
-  return arrays;
-}
-
-}  // namespace
-
-const void* problem_array_on_device(const std::shared_ptr<const Problem>& problem, int slot,
-                                    const void* host, std::size_t bytes, cudaStream_t stream) {
-  ProblemArrays& cache = problem_arrays();
-  // An expired problem locks to null: a new problem at a freed one's address is not taken for it.
-  if (cache.problem.lock() != problem) {
-    cache.clear();
-    cache.problem = problem;
-  }
-  if (const auto it = cache.arrays.find(slot); it != cache.arrays.end()) return it->second;
-  void* device = nullptr;
-  const cudaError_t e = cudaMalloc(&device, std::max<std::size_t>(bytes, 1));
-  if (e == cudaErrorMemoryAllocation) {
-    cudaGetLastError();  // not sticky: clear it, and keep to the host path
-    return nullptr;
-  }
-  check(e, "cudaMalloc", __FILE__, __LINE__);
-  cache.arrays[slot] = device;
-  RUNNER_CUDA_CHECK(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, stream));
-  return device;
-}
 
 template <typename T, typename R>
 Verification compare_on_device(const T* out, const R* ref, std::size_t count, double tolerance,
