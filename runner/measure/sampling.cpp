@@ -41,19 +41,11 @@ const char* StoppingRule::reason(const SamplingProgress& p) const {
   return "";
 }
 
-namespace {
-// A percentage with two significant digits and no exponent: 0.25, 4.1, 23, 123.
-std::string percent(double fraction) {
-  const double p = 100 * fraction;
-  return p < 100 ? fmt::format("{:.2g}", p) : fmt::format("{:.0f}", p);
-}
-}  // namespace
-
 std::string StoppingRule::noise_warning(const std::vector<double>& samples_ms) const {
   const SampleStats s = summarize(samples_ms);
   if (s.rsd <= rule_.target_rsd) return "";
-  return fmt::format("rsd {} % > target {} % after {} samples", percent(s.rsd),
-                     percent(rule_.target_rsd), s.samples);
+  return fmt::format("rsd {} % > target {} % after {} samples", percent_text(s.rsd),
+                     percent_text(rule_.target_rsd), s.samples);
 }
 
 int hot_batch_launches(double execution_ms) {

@@ -5,6 +5,8 @@
 #include <numeric>
 #include <vector>
 
+#include <fmt/format.h>
+
 namespace runner {
 
 SampleStats summarize(std::span<const double> samples_ms) {
@@ -25,6 +27,11 @@ SampleStats summarize(std::span<const double> samples_ms) {
     s.rsd = s.mean > 0 ? s.stddev / s.mean : 0;
   }
   return s;
+}
+
+std::string percent_text(double fraction) {
+  const double p = 100 * fraction;
+  return p < 100 ? fmt::format("{:.2g}", p) : fmt::format("{:.0f}", p);
 }
 
 }  // namespace runner

@@ -1,5 +1,6 @@
 #pragma once
 #include <span>
+#include <string>
 
 namespace runner {
 
@@ -12,5 +13,9 @@ struct SampleStats {
 
 // Sample standard deviation (n - 1); rsd is 0 for fewer than two samples.
 SampleStats summarize(std::span<const double> samples_ms);
+
+// A fraction as a percentage with two significant digits and no exponent: 0.25, 4.1, 23, 123
+// (how noise warnings and the run summary write a relative spread).
+std::string percent_text(double fraction);
 
 }  // namespace runner

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "runner/measure/statistics.hpp"
+
 namespace runner {
 
 namespace {
@@ -41,6 +43,40 @@ void print_time_split(const std::vector<Record>& records, std::FILE* out, double
              wall / timed_s);
 }
 
+// A text column of a record; empty where it is null or absent.
+std::string text_of(const Record& r, const char* key) {
+  const auto it = r.find(key);
+  return it != r.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// The sampler's note that a point did not settle to repeat.target_rsd; empty when it did.
+std::string noise_warning(const Record& r) {
+  return text_of(r, "noise_warning");
+}
+
+double rsd_of(const Record& r) {
+  const auto it = r.find("time_ms_rsd");
+  return it != r.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
+// The noise of the ok points: how many did not settle, and the noisiest of them. A figure read
+// off a noisy point is less certain than its digits say, so the summary says so under the table.
+struct Noise {
+  int ok = 0, noisy = 0;
+  const Record* worst = nullptr;
+};
+
+Noise noise_of(const std::vector<Record>& records) {
+  Noise n;
+  for (const auto& r : records) {
+    if (r.value("status", "") != "ok") continue;
+    ++n.ok;
+    if (noise_warning(r).empty()) continue;
+    ++n.noisy;
+    if (!n.worst || rsd_of(r) > rsd_of(*n.worst)) n.worst = &r;
+  }
+  return n;
+}
 }  // namespace
 
 void print_summary(const std::vector<Record>& records, std::size_t planned, std::FILE* out,
@@ -75,8 +111,8 @@ void print_summary(const std::vector<Record>& records, std::size_t planned, std:
       b.record = &r;
   }
   if (!best.empty()) {
-    fmt::print(out, "\n{:<10} {:<7} {:<16} {:<5} {:<28} {:>12} {:>10} {:>10}\n", "kernel", "dtype",
-               "size", "on", "fastest variant", "median ms", "GFLOP/s", "GB/s");
+    fmt::print(out, "\n{:<10} {:<7} {:<16} {:<5} {:<28} {:>12} {:>10} {:>10}  {}\n", "kernel",
+               "dtype", "size", "on", "fastest variant", "median ms", "GFLOP/s", "GB/s", "noise");
     std::size_t shown = 0;
     for (const auto& [key, b] : best) {
       if (++shown > kSummaryRows) {
@@ -92,9 +128,20 @@ void print_summary(const std::vector<Record>& records, std::size_t planned, std:
       auto fig = [&](const char* k) {
         return r[k].is_number() ? fmt::format("{:.1f}", r[k].get<double>()) : std::string("-");
       };
-      fmt::print(out, "{} {:<28} {:>12.4f} {:>10} {:>10}\n", key, what,
-                 r["time_ms_median"].get<double>(), fig("gflops"), fig("gbps"));
+      // "!" marks a point whose samples did not settle: its figures are less certain.
+      std::string line = fmt::format("{} {:<28} {:>12.4f} {:>10} {:>10}", key, what,
+                                     r["time_ms_median"].get<double>(), fig("gflops"), fig("gbps"));
+      if (!noise_warning(r).empty()) line += fmt::format("  ! rsd {} %", percent_text(rsd_of(r)));
+      fmt::print(out, "{}\n", line);
     }
+  }
+  const Noise noise = noise_of(records);
+  if (noise.noisy > 0) {
+    const Record& w = *noise.worst;
+    fmt::print(out,
+               "\nNoise: {} of {} ok points did not settle (noise_warning: rsd above "
+               "repeat.target_rsd; ! in the table), the worst at rsd {} %: {}\n",
+               noise.noisy, noise.ok, percent_text(rsd_of(w)), text_of(w, "point_key"));
   }
   fmt::print(out, "\n{} of {} points recorded: {} ok, {} failed, {} skipped, {} invalid\n",
              records.size(), planned, counts["ok"], counts["failed"], counts["skipped"],

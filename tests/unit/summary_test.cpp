@@ -97,5 +97,37 @@ TEST(Summary, ManyCausesOfFailureAreCut) {
   EXPECT_NE(s.find("... and 10 more causes"), std::string::npos) << s;
 }
 
+TEST(Summary, NoisyPointsAreMarkedInTheTableAndCountedUnderIt) {
+  Record quiet = ok_record(8, 0.1);
+  quiet["time_ms_rsd"] = 0.004;
+  Record noisy = ok_record(16, 0.2);
+  noisy["time_ms_rsd"] = 1.95;
+  noisy["noise_warning"] = "rsd 195 % > target 2 % after 20 samples";
+  noisy["point_key"] = "transpose/omp_naive dtype=float size=16x16 threads=2";
+  Record noisier_but_slower = ok_record(16, 0.3);  // not the fastest: not in the table
+  noisier_but_slower["point_id"] = "p16b";
+  noisier_but_slower["time_ms_rsd"] = 2.5;
+  noisier_but_slower["noise_warning"] = "rsd 250 % > target 2 % after 20 samples";
+  noisier_but_slower["point_key"] = "transpose/omp_naive dtype=float size=16x16 threads=1";
+  const std::string s = summary_of({quiet, noisy, noisier_but_slower}, 3);
+  // the row of the noisy point carries the marker and its spread, the quiet row does not
+  const auto row = [&](const std::string& size) {
+    const auto at = s.find("transpose  float   " + size);
+    return at == std::string::npos ? std::string() : s.substr(at, s.find('\n', at) - at);
+  };
+  EXPECT_NE(row("16x16").find("! rsd 195 %"), std::string::npos) << s;
+  EXPECT_EQ(row("8x8").find('!'), std::string::npos) << s;
+  EXPECT_NE(s.find("Noise: 2 of 3 ok points did not settle"), std::string::npos) << s;
+  EXPECT_NE(s.find("the worst at rsd 250 %: transpose/omp_naive dtype=float size=16x16 threads=1"),
+            std::string::npos)
+      << s;
+}
+
+TEST(Summary, AQuietRunHasNoNoiseLine) {
+  const std::string s = summary_of({ok_record(8, 0.1)}, 1);
+  EXPECT_EQ(s.find("Noise:"), std::string::npos) << s;
+  EXPECT_EQ(s.find('!'), std::string::npos) << s;
+}
+
 }  // namespace
 }  // namespace runner
