@@ -71,9 +71,13 @@ void Ceilings::apply(Record& r, const Registry& registry) const {
     const KernelInfo* k = registry.find(r.value("kernel", ""));
     const VariantInfo* v = k ? k->find_variant(r.value("variant", "")) : nullptr;
     const bool tf32 = v && v->precision == Precision::tf32;
-    const double flops_ceiling = dtype == "double" ? gpu("fp64_fma_gflops")
-                                 : tf32            ? gpu("sgemm_tf32_gflops")
-                                                   : gpu("fp32_fma_gflops");
+    // The dtype's ceiling is the most the device was measured to do in it: the FMA peak, or
+    // cuBLAS GEMM where that is higher (FP64 tensor cores: an H100's DGEMM runs at about twice
+    // its FP64 FMA peak, and a DGEMM measured against the FMA peak would read 180 %).
+    const double flops_ceiling = tf32 ? gpu("sgemm_tf32_gflops")
+                                 : dtype == "double"
+                                     ? std::max(gpu("fp64_fma_gflops"), gpu("dgemm_gflops"))
+                                     : std::max(gpu("fp32_fma_gflops"), gpu("sgemm_gflops"));
     set_pct(r, "pct_peak_flops", gflops, flops_ceiling);
   } else if (backend == "cpu") {
     const double threads = number_or(r, "threads", 1);

@@ -3,8 +3,9 @@
 //   pct_peak_bw         gbps in % of the measured copy bandwidth: cudaMemcpy device to device for
 //                       CUDA points, the stream-like copy at the point's thread count for CPU ones
 //   pct_peak_flops      gflops in % of the measured arithmetic ceiling of the point's dtype:
-//                       CUDA: the FMA peak of FP32 / FP64 (the TF32 cuBLAS figure for a variant
-//                       whose precision is tf32); CPU: OpenBLAS SGEMM / DGEMM at its thread count
+//                       CUDA: the FMA peak of FP32 / FP64, or cuBLAS SGEMM / DGEMM where that is
+//                       higher (FP64 tensor cores), the TF32 cuBLAS figure for a variant whose
+//                       precision is tf32; CPU: OpenBLAS SGEMM / DGEMM at its thread count
 //   pct_theoretical_bw  gbps in % of memory clock × bus width × 2 (CUDA points; not measured)
 // A ceiling is a figure, not a law: a kernel that beats cuBLAS's copy, or a CPU kernel at a size
 // where OpenBLAS does better than at the calibrated one, shows more than 100 %.
@@ -32,7 +33,8 @@ class Ceilings {
   void apply(Record& r, const Registry& registry) const;
 
  private:
-  std::map<std::string, double> gpu_;  // copy_gbps, fp32_fma_gflops, ... (runner/measure/calibration.cpp)
+  std::map<std::string, double>
+      gpu_;  // copy_gbps, fp32_fma_gflops, ... (runner/measure/calibration.cpp)
   double theoretical_bw_gbps_ = 0;
   std::vector<std::pair<int, double>> cpu_copy_gbps_, cpu_sgemm_gflops_, cpu_dgemm_gflops_;
 };
