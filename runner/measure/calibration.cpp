@@ -236,6 +236,23 @@ CalibrationNeeds calibration_needs(const std::vector<Point>& points, const Regis
   return needs;
 }
 
+std::string attached_cuda_tool() {
+  // Nsight Compute and Nsight Systems load themselves into the CUDA driver through its injection
+  // variable; compute-sanitizer through its own (seen with CUDA 13.0: NV_SANITIZER_INJECTION_*,
+  // NVTX_INJECTION64_PATH=libsanitizer-collection.so), older ones through LD_PRELOAD.
+  for (const char* name : {"CUDA_INJECTION64_PATH", "NV_SANITIZER_INJECTION_PORT_BASE",
+                           "NVTX_INJECTION64_PATH", "LD_PRELOAD"}) {
+    const char* value = std::getenv(name);
+    if (!value || !*value) continue;
+    const std::string_view variable = name, text = value;
+    const bool names_a_tool = variable == "CUDA_INJECTION64_PATH" ||
+                              variable == "NV_SANITIZER_INJECTION_PORT_BASE" ||
+                              text.find("sanitizer") != std::string_view::npos;
+    if (names_a_tool) return fmt::format("{}={}", variable, text);
+  }
+  return "";
+}
+
 nlohmann::ordered_json calibration_for_run(const std::filesystem::path& dir,
                                            const nlohmann::json& environment,
                                            CalibrationNeeds needs, bool measure_missing) {
@@ -250,7 +267,7 @@ nlohmann::ordered_json calibration_for_run(const std::filesystem::path& dir,
     out["theoretical_bw_gbps"] =
         theoretical_bw_gbps(gpu.value("memory_clock_mhz", 0), gpu.value("memory_bus_bits", 0));
   const int cores = environment.value("cores", 1);
-  const std::filesystem::path gpu_file =
+  std::filesystem::path gpu_file =
       needs.gpu ? gpu_calibration_path(dir, gpu.value("name", "")) : std::filesystem::path();
   const std::filesystem::path cpu_file =
       needs.cpu ? cpu_calibration_path(dir, environment.value("cpu_model", ""), cores)
@@ -259,6 +276,18 @@ nlohmann::ordered_json calibration_for_run(const std::filesystem::path& dir,
   auto missing = [](const std::filesystem::path& f) {
     return !f.empty() && read_calibration(f).is_null();
   };
+  // Under compute-sanitizer or Nsight Compute every cuBLAS kernel is instrumented (the SGEMM
+  // ceiling came out 60 x too low under memcheck): figures measured there would be cached and
+  // then used by every later run on the node. Measure the GPU only without such a tool.
+  if (measure_missing && missing(gpu_file)) {
+    if (const std::string tool = attached_cuda_tool(); !tool.empty()) {
+      spdlog::warn(
+          "GPU not calibrated: a CUDA tool is attached ({}), under which its figures "
+          "would be wrong; records get no GPU pct_peak_* (run once without it)",
+          tool);
+      gpu_file.clear();
+    }
+  }
   if (measure_missing && (missing(gpu_file) || missing(cpu_file))) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);

@@ -1,7 +1,7 @@
 #pragma once
 // Measured ceilings of the machine a run measures on, the denominators of pct_peak_bw and
-// pct_peak_flops (runner/results/ceilings.hpp). `runner calibrate` measures them; a run measures those
-// of its devices once, when none are stored yet. One JSON file per device model, under the
+// pct_peak_flops (runner/results/ceilings.hpp). `runner calibrate` measures them; a run measures
+// those of its devices once, when none are stored yet. One JSON file per device model, under the
 // calibration folder (results/calibration by default):
 //   gpu-<model>.json          e.g. gpu-nvidia-h100-80gb-hbm3.json
 //   cpu-<model>-<cores>c.json  the CPU at the cores this process may use (a Slurm allocation of
@@ -57,8 +57,13 @@ CalibrationNeeds calibration_needs(const std::vector<Point>& points, const Regis
 // child process (this one forks workers, so it must never initialise CUDA), under an exclusive
 // lock of DIR/.lock so that concurrent runs (shards of a Slurm array) measure a device once.
 // A calibration that fails or is interrupted is warned about and left out: the run goes on.
+// The GPU is not measured while a CUDA tool is attached (attached_cuda_tool).
 nlohmann::ordered_json calibration_for_run(const std::filesystem::path& dir,
                                            const nlohmann::json& environment,
                                            CalibrationNeeds needs, bool measure_missing);
+
+// "VARIABLE=value" when a CUDA tool that instruments kernels (compute-sanitizer, Nsight Compute)
+// is attached to this process, else empty: GPU ceilings measured under one are wrong.
+std::string attached_cuda_tool();
 
 }  // namespace runner
