@@ -38,8 +38,9 @@ BOOL_COLUMNS = [c["name"] for c in COLUMN_TABLE if c["type"] == "boolean"]
 # Categorical columns that are lower-cased and stripped for grouping.
 KEY_COLUMNS = ["kernel", "variant", "backend", "dtype", "status"]
 
-# Which variant of a run acts as the measured ceiling, per kernel and backend.
-CEILING_VARIANTS = {
+# Which variant of a run is the reference the others are measured against ("% of cuBLAS"), per
+# kernel and backend. A reference is another implementation, not a ceiling: a kernel may beat it.
+REFERENCE_VARIANTS = {
     "gemm": {"cuda": "cublas", "cpu": "openblas"},
     "transpose": {"cuda": "copy"},
     "conv2d": {"cuda": "cudnn"},
@@ -49,8 +50,14 @@ CEILING_VARIANTS = {
 # transpose, it only bounds one).
 REFERENCE_ONLY_VARIANTS = {"transpose": {"copy"}}
 
-# Vendor library variants: ceilings, not the project's own kernels.
+# Vendor library variants: references, not the project's own kernels.
 VENDOR_VARIANTS = {"cublas", "cublas_tf32", "openblas", "cudnn"}
+
+# How a reference variant is named where a figure is measured against it ("% of cuBLAS"): a
+# reference is another implementation measured in the same run, not a ceiling of the machine
+# (those come from `runner calibrate`, see ceilings.py).
+REFERENCE_NAMES = {"cublas": "cuBLAS", "cublas_tf32": "cuBLAS TF32", "openblas": "OpenBLAS",
+                   "cudnn": "cuDNN", "copy": "copy"}
 
 # Throughput metric per kernel: (column, unit).
 METRIC = {
@@ -180,6 +187,7 @@ def load_records(results_dir: str) -> pd.DataFrame:
     if df is None:
         df = pd.DataFrame(columns=CORE_COLUMNS)
 
+    noise_recorded = "noise_warning" in df.columns
     for col in CORE_COLUMNS:
         if col not in df.columns:
             df[col] = np.nan
@@ -192,7 +200,8 @@ def load_records(results_dir: str) -> pd.DataFrame:
     for col in KEY_COLUMNS:
         df[col] = df[col].fillna("").astype(str).str.strip().str.lower()
     for col in ("experiment", "point_id", "message", "host", "gpu",
-                "timestamp", "slurm_job_id", "slurm_array_task_id"):
+                "timestamp", "slurm_job_id", "slurm_array_task_id", "noise_warning",
+                "point_key", "stop_reason"):
         df[col] = df[col].fillna("").astype(str).str.strip()
 
     df["point_id"] = df["point_id"].map(normalize_point_id)
@@ -201,7 +210,9 @@ def load_records(results_dir: str) -> pd.DataFrame:
     if dup.any():
         warn(f"{int(dup.sum())} repeated point_id record(s); keeping the last")
         df = df[~dup]
-    return add_derived(df.reset_index(drop=True))
+    df = add_derived(df.reset_index(drop=True))
+    df.attrs["noise_recorded"] = noise_recorded
+    return df
 
 
 def load_manifest(results_dir: str) -> dict:
@@ -261,17 +272,37 @@ def _size_fields(row: pd.Series) -> tuple[float, str, str]:
     return (x, short, full)
 
 
+def grid_label(grid: Any) -> str:
+    """A grid value as configs write it; 0 is the variant's own choice (one thread per output)."""
+    if grid is None or (isinstance(grid, float) and not math.isfinite(grid)) or grid == "":
+        return ""
+    try:
+        value = float(grid)
+    except (TypeError, ValueError):
+        return str(grid).strip()
+    return "auto" if value == 0 else fmt_int(value)
+
+
 def config_label(row: pd.Series) -> str:
     """Human label of the tuning configuration: block shape (and grid) or threads."""
     bx, by, th = row["block_x"], row["block_y"], row["threads"]
-    grid = row.get("grid", None)
-    grid = "" if grid is None or (isinstance(grid, float) and math.isnan(grid)) else str(grid).strip()
+    grid = grid_label(row.get("grid", None))
     if math.isfinite(bx):
         label = f"block {fmt_int(bx)}{TIMES}{fmt_int(by if math.isfinite(by) else 1)}"
         return label + (f", grid {grid}" if grid else "")
     if math.isfinite(th):
         return f"{fmt_int(th)} thread" + ("" if th == 1 else "s")
     return f"grid {grid}" if grid else "\u2014"
+
+
+def shape_of(row: pd.Series) -> str:
+    """The problem's shape, its size aside: the ratios of its dimensions to the first ("1:1:1"
+    for a cube). Points of one shape lie on one size sweep; a figure joins only those by lines,
+    never 2048³ to 5000×3000×7000."""
+    dims = _dims(row)
+    if not dims or dims[0] <= 0:
+        return ""
+    return ":".join(f"{d / dims[0]:.4g}" for d in dims)
 
 
 def add_derived(df: pd.DataFrame) -> pd.DataFrame:
@@ -282,15 +313,27 @@ def add_derived(df: pd.DataFrame) -> pd.DataFrame:
         sizes = df.apply(_size_fields, axis=1, result_type="expand")
         df["size_x"], df["size_label"], df["size_full"] = sizes[0], sizes[1], sizes[2]
         df["config"] = df.apply(config_label, axis=1)
+        df["shape"] = df.apply(shape_of, axis=1)
     else:
+        for col in ("size_label", "size_full", "config", "shape"):
+            df[col] = pd.Series(dtype=str)
         df["size_x"] = pd.Series(dtype=float)
-        df["size_label"] = pd.Series(dtype=str)
-        df["size_full"] = pd.Series(dtype=str)
-        df["config"] = pd.Series(dtype=str)
     df["size_x"] = df["size_x"].astype(float)
     t = pd.to_numeric(df["time_ms_median"], errors="coerce").astype(float)
     df["ok"] = (df["status"] == "ok") & np.isfinite(t) & (t > 0)
+    # The sampler's verdict on the spread: a point is noisy when its samples did not settle to
+    # repeat.target_rsd (noise_warning says so); rsd is the recorded relative spread, else the
+    # stddev over the mean of runs that predate the column.
+    df["noisy"] = df["ok"] & (df["noise_warning"] != "")
+    rsd = df["time_ms_rsd"].astype(float)
+    df["rsd"] = rsd.fillna(df["time_ms_stddev"] / df["time_ms_mean"])
     return df
+
+
+def has_noise_column(df: pd.DataFrame) -> bool:
+    """Whether the run recorded noise warnings at all (runs of early releases did not): without
+    the column no point is known to be noisy, which is not the same as quiet."""
+    return bool(df.attrs.get("noise_recorded", False))
 
 
 def arithmetic_intensity(df: pd.DataFrame) -> pd.Series:
@@ -326,6 +369,13 @@ def best_per(df: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
         return ok
     idx = ok.groupby(keys, sort=False, dropna=False)["time_ms_median"].idxmin()
     return ok.loc[idx.values]
+
+
+def baseline_variant(df: pd.DataFrame) -> str:
+    """The variant(s) the records' speedup is measured against (is_baseline); empty when the
+    run has no baseline."""
+    base = df.loc[df["is_baseline"] == True, "variant"].unique()  # noqa: E712
+    return ", ".join(sorted(base))
 
 
 def variant_order(kernel: str, variants) -> list[str]:

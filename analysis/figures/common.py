@@ -104,48 +104,25 @@ def readable_log_y(ax) -> None:
     readable_log_axis(ax.yaxis, lo, hi)
 
 
-def series_linestyle(g: pd.DataFrame, pts: pd.DataFrame) -> str:
-    """Line style of a series: tells kernel sizes apart when a figure holds
-    several (conv2d K=3 and K=5), else backends (cpu solid, cuda dashed)."""
-    ks = sorted(pts["kernel_size"].dropna().unique())
-    k = g["kernel_size"].iloc[0]
-    if len(ks) > 1 and k in ks:
-        return KS_STYLES[ks.index(k) % len(KS_STYLES)]
-    return BACKEND_STYLE.get(g["backend"].iloc[0], "-")
-
-
-def marker_face(g: pd.DataFrame, pts: pd.DataFrame, colour, scatter=False):
-    """Marker fill of a series.
-
-    Line plots: hollow CPU markers when the line style is taken by kernel size
-    and both backends share the figure.  Scatter plots (no lines): hollow
-    markers for every other kernel size, so K=3 and K=5 differ.
-    """
-    ks = sorted(pts["kernel_size"].dropna().unique())
-    if scatter:
-        k = g["kernel_size"].iloc[0]
-        return "white" if len(ks) > 1 and k in ks and ks.index(k) % 2 else colour
-    if len(ks) > 1 and pts["backend"].nunique() > 1 and g["backend"].iloc[0] == "cpu":
-        return "white"
-    return colour
-
-
 def set_size_ticks(ax, pts: pd.DataFrame) -> None:
     """Put x ticks exactly at the measured sizes, labelled with their dims."""
     ticks = pts.drop_duplicates("size_x").sort_values("size_x")
-    # Sizes closer than 15 % on the log axis (511 and 512, 1000 and 1024) would print their
-    # labels on top of each other: keep a tick at each but label only the first of a cluster.
-    labels, last = [], None
+    # Sizes closer than 15 % on the log axis (511 and 512, 128 and 192×96×160) would print their
+    # labels on top of each other: the second of a pair goes one line lower; a third in a row
+    # keeps its tick without a label.
+    labels, last, staggered = [], None, False
     for x, label in zip(ticks["size_x"], ticks["size_label"]):
         close = last is not None and x / last < 1.15
-        labels.append("" if close else label)
-        if not close:
-            last = x
+        if close and staggered:
+            labels.append("")
+            continue
+        labels.append("\n" + label if close else label)
+        staggered, last = close, x
     ax.xaxis.set_major_locator(FixedLocator(ticks["size_x"].tolist()))
     ax.xaxis.set_minor_locator(NullLocator())
     ax.set_xticklabels(labels)
     # Long labels (non-square sizes) or many ticks would collide: rotate.
-    if len(labels) > 6 or max(len(s) for s in labels) > 5:  # noqa: E501
+    if len(labels) > 6 or max(len(s.strip()) for s in labels) > 5:
         plt.setp(ax.get_xticklabels(), rotation=30, ha="right")
     lo, hi = ticks["size_x"].min(), ticks["size_x"].max()
     ax.set_xlim(lo / 1.25, hi * 1.25)
@@ -164,23 +141,26 @@ def size_axis_label(kernel: str, pts: pd.DataFrame) -> str:
     return "problem size m"
 
 
-def series_labels(pts: pd.DataFrame) -> pd.Series:
-    """Legend label per record: variant, plus backend / K only when needed."""
-    lab = pts["variant"].copy()
-    if pts["backend"].nunique() > 1:
-        lab = lab + " (" + pts["backend"] + ")"
-    ks = pts["kernel_size"].dropna().unique()
-    if len(ks) > 1:
-        lab = lab + ", K=" + pts["kernel_size"].map(rio.fmt_int)
-    return lab
+def figure_name(kind: str, kernel: str, dtype: str, *extra: str) -> str:
+    """The PNG's file name: kind, kernel, dtype and any further part, the empty ones left out
+    (hello has no dtype: heatmap_hello_hello.png)."""
+    return "_".join(p for p in (kind, kernel, dtype, *extra) if p) + ".png"
 
 
-def series_sort(kernel: str, g: pd.DataFrame) -> tuple:
-    """Sort key of a series: known variant order, then backend, then kernel size."""
-    order = rio.variant_order(kernel, rio.KNOWN_VARIANTS.get(kernel, []) + [g["variant"].iloc[0]])
-    ks = g["kernel_size"].iloc[0]
-    return (order.index(g["variant"].iloc[0]), g["backend"].iloc[0],
-            ks if math.isfinite(ks) else 0)
+def subject(kernel: str, dtype: str) -> str:
+    """What a figure is about, for its title: "gemm (float)", or "hello" without a dtype."""
+    return f"{kernel} ({dtype})" if dtype else kernel
+
+
+def title(target, text: str, info, backends, **kw) -> None:
+    """Title of an axes (or a figure's suptitle) with a second line naming the machine that
+    measured its points (run_info.RunInfo.device_line)."""
+    device = info.device_line(backends) if info is not None else ""
+    text = f"{text}\n{device}" if device else text
+    if hasattr(target, "suptitle"):
+        target.suptitle(text, fontsize="medium", **kw)
+    else:
+        target.set_title(text, fontsize="medium", **kw)
 
 
 def save(fig, out_dir: str, name: str, caption: str) -> Figure:

@@ -1,6 +1,12 @@
 """scaling_<kernel>_<dtype>.png: speedup (left) and parallel efficiency (right)
-of the OpenMP variants measured at two or more thread counts, each against its
-own run at the fewest threads."""
+of the OpenMP variants measured at two or more thread counts, against the
+threads axis.
+
+Where the run has a baseline (the config's `baseline:`, e.g. omp_serial), every
+point's `speedup` and `efficiency` columns are the seed reports' figures: the
+baseline's median on the same problem over the point's, and that over the
+thread count; they are plotted as recorded.  Without a baseline, speedup is
+computed against the variant's own run at the fewest threads."""
 
 from __future__ import annotations
 
@@ -13,41 +19,47 @@ import numpy as np
 import pandas as pd
 
 import results_io as rio
-from .common import (Figure, keep_legend, place_legend, plain_number, save, series_labels,
-                     variant_styles)
+from .common import (Figure, figure_name, keep_legend, place_legend, plain_number, save,
+                     subject, title)
+from .series import NOISE_HALO, add_series, noise_handle, series_order, series_styles
 
 
-def scaling_figure(sub: pd.DataFrame, kernel: str, dtype: str, out_dir: str) -> list[Figure]:
+def scaling_figure(sub: pd.DataFrame, kernel: str, dtype: str, out_dir: str,
+                   info=None) -> list[Figure]:
     """The scaling figure of one kernel and dtype (`sub`: its records); none
     when no CPU variant was measured at two or more thread counts."""
     sc = scaling_table(sub)
     if sc.empty:
         return []
-    variants = rio.variant_order(kernel, sc["variant"])
-    styles = variant_styles(kernel, variants)
+    baseline = sc["baseline"].iloc[0]
     sizes = sc.drop_duplicates("size_full").sort_values(["size_x", "size_full"])["size_full"].tolist()
     cmap = plt.get_cmap("viridis")
     size_colour = {s: cmap(0.1 + 0.75 * i / max(1, len(sizes) - 1)) for i, s in enumerate(sizes)}
-    series_list = list(dict.fromkeys(sc.sort_values("variant", key=lambda s: s.map(variants.index))["series"]))
-    linestyles = ["-", "--", ":", "-."]
+    styles = series_styles(kernel, sc)
+    series_list = series_order(kernel, sc)
     fig, (ax_s, ax_e) = plt.subplots(1, 2, figsize=(11, 4.6))
     for (series, size), g in sc.groupby(["series", "size_full"]):
         g = g.sort_values("threads")
-        i = series_list.index(series)
-        _, marker = styles[g["variant"].iloc[0]]
-        kw = dict(color=size_colour[size], marker=marker, markersize=6,
-                  linestyle=linestyles[i % len(linestyles)], linewidth=1.4)
+        st = styles[series]
+        kw = dict(color=size_colour[size], marker=st.marker, markersize=6,
+                  linestyle=st.linestyle, linewidth=1.4, markeredgecolor="black",
+                  markeredgewidth=0.4)
         ax_s.plot(g["threads"], g["speedup_calc"], **kw)
         ax_e.plot(g["threads"], 100 * g["efficiency_calc"], **kw)
     over = sc[sc["oversubscribed"] == True] if "oversubscribed" in sc else sc.iloc[0:0]  # noqa: E712
+    noisy = sc[sc["noisy"]]
     for ax, col, scale in ((ax_s, "speedup_calc", 1), (ax_e, "efficiency_calc", 100)):
         if not over.empty:
             ax.scatter(over["threads"], scale * over[col], s=140, facecolors="none",
                        edgecolors="red", linewidths=1.3, zorder=4)
+        if not noisy.empty:
+            ax.scatter(noisy["threads"], scale * noisy[col], **NOISE_HALO)
     threads = sorted(sc["threads"].unique())
     p0s = sc["p0"].unique()
     p0 = p0s[0] if len(p0s) == 1 else None
-    if p0 is not None:
+    if baseline:
+        ax_s.plot(threads, threads, color="grey", linewidth=2.5, alpha=0.4, zorder=0)
+    elif p0 is not None:
         ax_s.plot(threads, [t / p0 for t in threads], color="grey", linewidth=2.5,
                   alpha=0.4, zorder=0)
     ax_e.axhline(100, color="grey", linewidth=2.5, alpha=0.4, zorder=0)
@@ -60,8 +72,13 @@ def scaling_figure(sub: pd.DataFrame, kernel: str, dtype: str, out_dir: str) -> 
         ax.set_xticklabels([rio.fmt_int(t) for t in threads])
         ax.set_xlabel("OpenMP threads")
         ax.grid(True, alpha=0.3)
-    base = f"{rio.fmt_int(p0)} thread" + ("" if p0 == 1 else "s") if p0 is not None else "fewest threads"
-    ax_s.set_ylabel(f"speedup over {base} (\u00d7)")
+    if baseline:
+        against = f"the baseline {baseline}"
+    elif p0 is not None:
+        against = f"{rio.fmt_int(p0)} thread" + ("" if p0 == 1 else "s")
+    else:
+        against = "fewest threads"
+    ax_s.set_ylabel(f"speedup over {against} (\u00d7)")
     ax_e.set_ylabel("parallel efficiency (%)")
     ax_e.set_ylim(0, max(110, 100 * sc["efficiency_calc"].max() * 1.08))
     if wide:
@@ -78,51 +95,65 @@ def scaling_figure(sub: pd.DataFrame, kernel: str, dtype: str, out_dir: str) -> 
     else:
         ax_s.set_ylim(bottom=0)
     ax_s.set_title("speedup", fontsize="medium")
-    ax_e.set_title("parallel efficiency", fontsize="medium")
-    fig.suptitle(f"{kernel} ({dtype}): OpenMP scaling", fontsize="medium")
-    # Two legends: colour = size, marker/line = variant.
+    ax_e.set_title("parallel efficiency (speedup / threads)" if baseline
+                   else "parallel efficiency", fontsize="medium")
+    title(fig, f"{subject(kernel, dtype)}: OpenMP scaling", info, ["cpu"])
+    # Two legends: colour = size, marker/line = series.
     size_handles = [Line2D([], [], color=size_colour[s], linewidth=2.5) for s in sizes]
-    var_handles = []
-    for series in series_list:
-        v = sc.loc[sc["series"] == series, "variant"].iloc[0]
-        var_handles.append(Line2D([], [], color="black", marker=styles[v][1],
-                                  linestyle=linestyles[series_list.index(series) % len(linestyles)]))
+    var_handles = [Line2D([], [], color="black", marker=styles[s].marker,
+                          linestyle=styles[s].linestyle) for s in series_list]
     var_handles.append(Line2D([], [], color="grey", linewidth=2.5, alpha=0.4))
     var_labels = series_list + ["ideal"]
     if not over.empty:
         var_handles.append(Line2D([], [], linestyle="", marker="o", markersize=10,
                                   markerfacecolor="none", markeredgecolor="red"))
         var_labels.append("more threads than cores")
+    if not noisy.empty:
+        var_handles.append(noise_handle())
+        var_labels.append(var_handles[-1].get_label())
     keep_legend(ax_e, place_legend(ax_e, size_handles, sizes, title="size"))
     place_legend(ax_e, var_handles, var_labels, title="variant",
                  anchor=(1.02, 0.98 - 0.085 * (len(sizes) + 2)))
     fig.tight_layout()
-    caption = (f"{kernel}/{dtype}: speedup T(p\u2080)/T(p) and parallel efficiency "
-               "speedup/(p/p\u2080) of each OpenMP variant against its own run at the fewest "
-               "threads p\u2080; colour = problem size, marker and line style = variant.")
-    return [save(fig, out_dir, f"scaling_{kernel}_{dtype}.png", caption)]
+    if baseline:
+        how = (f"speedup = median of the baseline {baseline} on the same problem / the point's "
+               "median, efficiency = speedup / threads (the records' speedup and efficiency)")
+    else:
+        how = ("speedup T(p\u2080)/T(p) and parallel efficiency speedup/(p/p\u2080) of each "
+               "OpenMP variant against its own run at the fewest threads p\u2080")
+    caption = (f"{subject(kernel, dtype)}: {how}; colour = problem size, marker and line style "
+               "= variant; a red halo marks a noisy point (noise_warning).")
+    return [save(fig, out_dir, figure_name("scaling", kernel, dtype), caption)]
 
 
 def scaling_table(sub: pd.DataFrame) -> pd.DataFrame:
     """Speedup/efficiency of CPU variants that were run at several thread counts.
 
-    Speedup S(p) = T(p0) / T(p) of the same variant and size, p0 being the
-    fewest threads measured (normally 1); efficiency = S(p) / (p / p0).  The
-    values are recomputed here rather than read from the CSV so that the
-    baseline is always the variant itself.
+    With a baseline in the run (every point has a recorded `speedup`), the recorded speedup
+    and efficiency; else S(p) = T(p0) / T(p) of the same variant and size, p0 being the fewest
+    threads measured (normally 1), and efficiency = S(p) / (p / p0).  Column `baseline` names
+    the baseline variant, empty for the latter.
     """
-    pts = sub[sub["ok"] & (sub["backend"] == "cpu") & np.isfinite(sub["threads"])].copy()
+    pts = sub[sub["ok"] & (sub["backend"] == "cpu") & np.isfinite(sub["threads"])]
     if pts.empty:
         return pts
-    pts["series"] = series_labels(pts)
+    pts = add_series(pts)
+    recorded = bool(np.isfinite(pts["speedup"]).all() and np.isfinite(pts["efficiency"]).all())
+    baseline = (rio.baseline_variant(sub) or "baseline") if recorded else ""
     rows = []
-    for (series, size), g in pts.groupby(["series", "size_full"]):
+    for _, g in pts.groupby(["series", "size_full"]):
         # several records per thread count (other axes, e.g. OMP binding): keep the fastest
         g = g.sort_values("time_ms_median").drop_duplicates("threads").sort_values("threads")
         if len(g) < 2:
             continue
         p0, t0 = g["threads"].iloc[0], g["time_ms_median"].iloc[0]
-        g = g.assign(p0=p0, speedup_calc=t0 / g["time_ms_median"])
-        g["efficiency_calc"] = g["speedup_calc"] / (g["threads"] / p0)
+        if baseline:
+            g = g.assign(p0=p0, speedup_calc=g["speedup"], efficiency_calc=g["efficiency"])
+        else:
+            g = g.assign(p0=p0, speedup_calc=t0 / g["time_ms_median"])
+            g["efficiency_calc"] = g["speedup_calc"] / (g["threads"] / p0)
         rows.append(g)
-    return pd.concat(rows) if rows else pts.iloc[0:0]
+    out = pd.concat(rows) if rows else pts.iloc[0:0]
+    out.attrs = pts.attrs
+    return out.assign(baseline=baseline)
+

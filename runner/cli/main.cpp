@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <iostream>
 #include <optional>
-#include <sstream>
 #include <set>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -37,11 +37,12 @@ namespace runner::cli {
 namespace {
 
 std::string version_text() {
-  return fmt::format("runner {} (git {}, {}, CUDA {})", build_info::kVersion, build_info::kGitRevision,
-                     build_info::kCxxCompiler,
-                     std::string(build_info::kCudaCompiler).find_first_not_of(' ') == std::string::npos
-                         ? "off"
-                         : fmt::format("{} for sm {}", build_info::kCudaCompiler, build_info::kCudaArchitectures));
+  return fmt::format(
+      "runner {} (git {}, {}, CUDA {})", build_info::kVersion, build_info::kGitRevision,
+      build_info::kCxxCompiler,
+      std::string(build_info::kCudaCompiler).find_first_not_of(' ') == std::string::npos
+          ? "off"
+          : fmt::format("{} for sm {}", build_info::kCudaCompiler, build_info::kCudaArchitectures));
 }
 
 }  // namespace
@@ -57,8 +58,9 @@ int main(int argc, char** argv) {
 
   // `runner CONFIG ...` is `runner run CONFIG ...`: insert the subcommand when the first word is
   // not one, so CLI11 sees a single grammar.
-  static const std::set<std::string> kCommands = {"run", "validate", "list", "columns", "report", "compare",
-                                                  "submit", "status", "collect", "calibrate"};
+  static const std::set<std::string> kCommands = {"run",     "validate", "list",   "columns",
+                                                  "report",  "compare",  "submit", "status",
+                                                  "collect", "calibrate"};
   std::vector<std::string> words(argv + 1, argv + argc);
   // `report` and `compare` belong to analysis/*.py, whose own parser knows their options: every
   // word after the subcommand goes there as written. Through CLI11 the option names it does not
@@ -92,24 +94,32 @@ int main(int argc, char** argv) {
   app.require_subcommand(0, 1);
 
   RunArguments run_args;
-  auto* run = app.add_subcommand("run", "Run every point of a config (the default: `runner CONFIG`)");
+  auto* run =
+      app.add_subcommand("run", "Run every point of a config (the default: `runner CONFIG`)");
   run->add_option("config", run_args.config, "Experiment config (YAML)")->required();
-  run->add_option("--out", run_args.out, "Results directory (default results/<experiment>/<UTC time>-<host>)");
+  run->add_option("--out", run_args.out,
+                  "Results directory (default results/<experiment>/<UTC time>-<host>)");
   run->add_flag("--dry-run", run_args.dry_run, "Print the points and exit");
   run->add_flag("--resume", run_args.resume, "Skip points already ok in --out, retry the others");
-  run->add_flag("--force-mix", run_args.force_mix, "With --resume: accept records of another config, build or device");
-  run->add_option("--shard", run_args.shard, "Run only the I-th of N cost-balanced slices (I/N, 0-based) into OUT/shards/I.*");
+  run->add_flag("--force-mix", run_args.force_mix,
+                "With --resume: accept records of another config, build or device");
+  run->add_option("--shard", run_args.shard,
+                  "Run only the I-th of N cost-balanced slices (I/N, 0-based) into OUT/shards/I.*");
   run->add_flag("-q,--quiet", run_args.quiet, "No progress lines");
-  run->add_option("--calibration-dir", run_args.calibration_dir,
-                  "Measured ceilings of the devices (default $RUNNER_CALIBRATION_DIR or results/calibration)");
+  run->add_option(
+      "--calibration-dir", run_args.calibration_dir,
+      "Measured ceilings of the devices (default $RUNNER_CALIBRATION_DIR or results/calibration)");
   run->add_flag("--no-calibrate", run_args.no_calibrate,
-                "Use only ceilings already stored; never measure missing ones first (their records lack pct_peak_*)");
+                "Use only ceilings already stored; never measure missing ones first (their records "
+                "lack pct_peak_*)");
 
   CalibrateArguments calibrate_args;
-  auto* calibrate = app.add_subcommand(
-      "calibrate", "Measure this machine's ceilings (copy bandwidth, FMA peak, cuBLAS / OpenBLAS GEMM) for pct_peak_*");
-  calibrate->add_option("--out", calibrate_args.out,
-                        "Folder of the calibration files (default $RUNNER_CALIBRATION_DIR or results/calibration)");
+  auto* calibrate = app.add_subcommand("calibrate",
+                                       "Measure this machine's ceilings (copy bandwidth, FMA peak, "
+                                       "cuBLAS / OpenBLAS GEMM) for pct_peak_*");
+  calibrate->add_option(
+      "--out", calibrate_args.out,
+      "Folder of the calibration files (default $RUNNER_CALIBRATION_DIR or results/calibration)");
   auto* gpu_only = calibrate->add_flag("--gpu-only", calibrate_args.gpu_only, "Only the GPU");
   calibrate->add_flag("--cpu-only", calibrate_args.cpu_only, "Only the CPU")->excludes(gpu_only);
 
@@ -117,7 +127,8 @@ int main(int argc, char** argv) {
   auto* validate = app.add_subcommand("validate", "Check a config and print its number of points");
   validate->add_option("config", validate_config, "Experiment config (YAML)")->required();
 
-  auto* list = app.add_subcommand("list", "List kernels and variants, and whether each can run here");
+  auto* list =
+      app.add_subcommand("list", "List kernels and variants, and whether each can run here");
 
   std::string columns_format = "md";
   auto* columns = app.add_subcommand(
@@ -130,8 +141,9 @@ int main(int argc, char** argv) {
                      "Write figures and report.md for a results directory (RESULTS_DIR [--out DIR];"
                      " runner report --help)");
   app.add_subcommand("compare",
-                     "Compare two results directories point by point (DIR_A DIR_B [--out FILE.csv]"
-                     " [--floor F] [--k K]; runner compare --help)");
+                     "Compare two results directories point by point, with a regression gate"
+                     " (DIR_A DIR_B [--out FILE.csv] [--fail-above PCT] [--reference FILE]; exit 1"
+                     " when the gate fails; runner compare --help)");
 
   add_slurm_commands(app);
 

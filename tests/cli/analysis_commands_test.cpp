@@ -1,6 +1,8 @@
 // `runner report` and `runner compare` hand every word after the subcommand to analysis/*.py as
-// written: option names and `--opt=value` forms reach the script's own parser.
+// written: option names and `--opt=value` forms reach the script's own parser, and the script's
+// exit status is the command's.
 #include <filesystem>
+#include <fstream>
 
 #include <gtest/gtest.h>
 
@@ -43,6 +45,27 @@ TEST(AnalysisCommands, CompareTakesOutAndFloor) {
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_TRUE(fs::exists(csv)) << r.out;
   EXPECT_FALSE(fs::exists(run / "compare.csv")) << "the --out was ignored";
+}
+
+// The regression gate's verdict is the command's exit status: 1 when a point is outside its
+// reference bounds, 0 when every point is inside (README's exit codes).
+TEST(AnalysisCommands, CompareExitsOneWhenItsGateFails) {
+  TempDir dir;
+  const fs::path run = copy_of_a_run(dir);
+  auto references = [&](const std::string& upper) {
+    const fs::path file = dir / ("refs" + upper + ".yaml");
+    std::ofstream(file) << "references:\n  - point: \"gemm/*\"\n    time_ms: [1.0e-6, null, "
+                        << upper << "]\n";
+    return file.string();
+  };
+  // every gemm point takes more than 1 ns: far outside a 0 % band, inside a 10^12 one
+  ProcessResult r =
+      run_runner({"compare", run.string(), "--reference", references("0"), "--fail-on-noise"}, 120);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("gate: FAILED"), std::string::npos) << r.out;
+  r = run_runner({"compare", run.string(), "--reference", references("1e12")}, 120);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("gate: passed"), std::string::npos) << r.out;
 }
 
 TEST(AnalysisCommands, TheScriptsOwnUsageErrorsComeThrough) {
