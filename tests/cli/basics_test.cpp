@@ -16,7 +16,8 @@ using runner::testing::TempDir;
 
 std::vector<std::filesystem::path> shipped_configs() {
   std::vector<std::filesystem::path> files;
-  for (const auto& e : std::filesystem::directory_iterator(source_dir() / "configs"))
+  // configs/ and its folders (configs/tuning/ ...): every shipped config.
+  for (const auto& e : std::filesystem::recursive_directory_iterator(source_dir() / "configs"))
     if (e.path().extension() == ".yaml") files.push_back(e.path());
   std::sort(files.begin(), files.end());
   return files;

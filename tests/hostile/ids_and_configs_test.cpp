@@ -13,8 +13,10 @@ using namespace cli_testing;
 
 std::vector<std::string> shipped_configs() {
   std::vector<std::string> names;
-  for (const auto& e : std::filesystem::directory_iterator(source_dir() / "configs"))
-    if (e.path().extension() == ".yaml") names.push_back(e.path().filename().string());
+  const std::filesystem::path configs = source_dir() / "configs";
+  for (const auto& e : std::filesystem::recursive_directory_iterator(configs))
+    if (e.path().extension() == ".yaml")
+      names.push_back(std::filesystem::relative(e.path(), configs).generic_string());
   std::sort(names.begin(), names.end());
   return names;
 }
