@@ -102,6 +102,37 @@ sweeps:
     EXPECT_TRUE(seen.count(v)) << "variant not exercised: " << v;
 }
 
+// tiled_vec's two paths: `aligned` where input rows are whole 16-byte vectors and output rows
+// whole 32-byte sectors, `segments` elsewhere, whose output segments start on sector boundaries
+// anywhere in the tile: every residue of n and m modulo 8, edge tiles of 1 to 63 rows or
+// columns, a single row or column, the first tile's segments that start before the matrix.
+TEST_F(CudaVariants, TransposeTiledVecBothPathsAtEveryAlignment) {
+  const std::string yaml = std::string("experiment: t\nkernel: transpose\n") + kRepeat + R"(
+sweeps:
+  - variant: tiled_vec
+    size: [1, 2, 3, 5, 63, 65, 66, 127, 129, 130, 131, {m: 1, n: 1001}, {m: 1001, n: 1},
+           {m: 3, n: 4093}, {m: 4093, n: 3}, {m: 64, n: 67}, {m: 67, n: 64}, {m: 70, n: 129},
+           {m: 128, n: 66}, {m: 257, n: 255}, {m: 1000, n: 333}, {m: 1025, n: 4097}, 2049,
+           {m: 68, n: 68}, {m: 1028, n: 1030}, {m: 132, n: 64}, 4098, {m: 15, n: 200},
+           {m: 16, n: 200}, {m: 17, n: 200}, {m: 200, n: 17}, {m: 2, n: 100000}]
+    dtype: [float, double]
+)";
+  const ExperimentSpec spec = parse_config(yaml, "test.yaml");
+  std::set<std::string> paths;
+  for (const Point& p : expand(spec, Registry::instance())) {
+    const Record r = run_point(spec, p, Registry::instance());
+    EXPECT_EQ(r.value("status", ""), "ok") << p.key() << ": " << r.value("message", "");
+    EXPECT_EQ(r["reference"], "gpu-exact") << p.key();
+    const std::int64_t element = p.dtype == Dtype::f64 ? 8 : 4;
+    const bool aligned = p.size->n % (16 / element) == 0 && p.size->m % (32 / element) == 0;
+    if (p.variant == "tiled_vec") {
+      EXPECT_EQ(r["path"], aligned ? "aligned" : "segments") << p.key();
+    }
+    paths.insert(r.value("path", ""));
+  }
+  EXPECT_EQ(paths, (std::set<std::string>{"aligned", "segments"}));
+}
+
 TEST_F(CudaVariants, Conv2dEveryVariantAtOddSizes) {
   const std::string yaml = std::string("experiment: t\nkernel: conv2d\n") + kRepeat + R"(
 sweeps:
