@@ -63,6 +63,7 @@ class Naive final : public CudaConv2d {
                    reinterpret_cast<const void*>(naive_kernel(*point.kernel_size)), 0),
         kernel_(naive_kernel(p_.ks)) {}
   void run() override {
+    note_launch(grid(), block());
     kernel_<<<grid(), block(), 0, stream()>>>(in_.data(), out_.data(), m(), n());
     RUNNER_CUDA_CHECK_LAUNCH();
   }

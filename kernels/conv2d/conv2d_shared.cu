@@ -82,6 +82,7 @@ class SharedTile final : public CudaConv2d {
         kernel_(shared_kernel(p_.ks)),
         pitch_(tile_pitch(block_.x, p_.ks / 2)) {}
   void run() override {
+    note_launch(grid(), block());
     kernel_<<<grid(), block(), shared_bytes_, stream()>>>(in_.data(), out_.data(), m(), n(),
                                                           pitch_);
     RUNNER_CUDA_CHECK_LAUNCH();

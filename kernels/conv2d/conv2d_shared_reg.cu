@@ -113,6 +113,7 @@ class SharedReg final : public CudaConv2dBase {
 
   void run() override {
     const dim3 block(sr::kBlockX, sr::kBlockY);
+    note_launch(grid_, block);
     if (inst_.kernel)
       inst_.kernel<<<grid_, block, shared_bytes_, stream()>>>(in_.data(), out_.data(), m(), n());
     else

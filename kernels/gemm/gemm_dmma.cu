@@ -85,6 +85,7 @@ class DmmaGemm final : public CudaGemm<double> {
 
   void run() override {
     const auto blocks = static_cast<unsigned>(tiles_m_ * tiles_n_);
+    note_launch(dim3(blocks), dim3(Cfg::kThreads));
     kernel_<<<blocks, Cfg::kThreads, shared_bytes_, stream()>>>(a_.data(), b_.data(), c_.data(),
                                                                 m(), n(), k(), tiles_m_, tiles_n_);
     RUNNER_CUDA_CHECK_LAUNCH();
@@ -92,7 +93,6 @@ class DmmaGemm final : public CudaGemm<double> {
 
   nlohmann::json extra_fields() const override {
     nlohmann::json fields = CudaGemm<double>::extra_fields();
-    fields["grid_blocks"] = tiles_m_ * tiles_n_;
     fields["vector_copies"] = vec_;
     fields["k_step"] = k_step_;
     return fields;

@@ -88,16 +88,10 @@ class HandWrittenGemm final : public CudaGemm<T> {
       : CudaGemm<T>(point, std::move(problem)), plan_(plan) {}
 
   void run() override {
+    this->note_launch(plan_.grid, plan_.block);
     plan_.kernel<<<plan_.grid, plan_.block, plan_.shared_bytes, this->stream()>>>(
         this->a_.data(), this->b_.data(), this->c_.data(), this->m(), this->n(), this->k());
     RUNNER_CUDA_CHECK_LAUNCH();
-  }
-
-  // Blocks launched: what grid 0 and the grid caps leave implicit.
-  nlohmann::json extra_fields() const override {
-    nlohmann::json fields = CudaGemm<T>::extra_fields();
-    fields["grid_blocks"] = static_cast<std::int64_t>(plan_.grid.x) * plan_.grid.y;
-    return fields;
   }
 
  private:

@@ -53,15 +53,10 @@ class RegtileGemm final : public CudaGemm<float> {
 
   void run() override {
     const auto blocks = static_cast<unsigned>(tiles_m_ * tiles_n_);
+    note_launch(dim3(blocks), dim3(regtile::Regtile::kThreads));
     kernel_<<<blocks, regtile::Regtile::kThreads, 0, stream()>>>(a_.data(), b_.data(), c_.data(),
                                                                  m(), n(), k(), tiles_m_, tiles_n_);
     RUNNER_CUDA_CHECK_LAUNCH();
-  }
-
-  nlohmann::json extra_fields() const override {
-    nlohmann::json fields = CudaGemm<float>::extra_fields();
-    fields["grid_blocks"] = tiles_m_ * tiles_n_;
-    return fields;
   }
 
  private:

@@ -82,6 +82,8 @@ class Hello final : public cuda::CudaWorkload {
   void poison_output() override { records_.poison(stream()); }
 
   void run() override {
+    note_launch(dim3(static_cast<unsigned>(blocks_)),
+                dim3(static_cast<unsigned>(block_.x), static_cast<unsigned>(block_.y)));
     hello_kernel<<<blocks_, dim3(static_cast<unsigned>(block_.x), static_cast<unsigned>(block_.y)),
                    0, stream()>>>(records_.data(), appended_.data(), capacity_, print_);
     RUNNER_CUDA_CHECK_LAUNCH();

@@ -82,6 +82,7 @@ class Copy final : public CudaTranspose<T> {
   }
 
   void run() override {
+    this->note_launch(dim3(blocks_), this->block_dim());
     copy_kernel<T><<<blocks_, this->block_dim(), 0, this->stream()>>>(
         this->in_.data(), this->out_.data(), static_cast<std::int64_t>(this->out_.size()));
     RUNNER_CUDA_CHECK_LAUNCH();

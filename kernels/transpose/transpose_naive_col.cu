@@ -27,6 +27,7 @@ class NaiveCol final : public CudaTranspose<T> {
                          {reinterpret_cast<const void*>(&naive_col_kernel<T>), 0}),
         grid_(tile_grid(this->m(), this->block_.x, this->n(), this->block_.y)) {}
   void run() override {
+    this->note_launch(dim3(grid_.blocks), this->block_dim());
     naive_col_kernel<T><<<grid_.blocks, this->block_dim(), 0, this->stream()>>>(
         this->in_.data(), this->out_.data(), this->m(), this->n(), grid_.tiles_x);
     RUNNER_CUDA_CHECK_LAUNCH();

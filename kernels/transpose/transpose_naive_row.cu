@@ -26,6 +26,7 @@ class NaiveRow final : public CudaTranspose<T> {
                          {reinterpret_cast<const void*>(&naive_row_kernel<T>), 0}),
         grid_(tile_grid(this->n(), this->block_.x, this->m(), this->block_.y)) {}
   void run() override {
+    this->note_launch(dim3(grid_.blocks), this->block_dim());
     naive_row_kernel<T><<<grid_.blocks, this->block_dim(), 0, this->stream()>>>(
         this->in_.data(), this->out_.data(), this->m(), this->n(), grid_.tiles_x);
     RUNNER_CUDA_CHECK_LAUNCH();

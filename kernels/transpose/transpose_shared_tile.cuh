@@ -67,6 +67,7 @@ class SharedTile final : public CudaTranspose<T> {
         grid_(tile_grid(this->n(), this->block_.x, this->m(), this->block_.x)) {}
 
   void run() override {
+    this->note_launch(dim3(grid_.blocks), this->block_dim());
     shared_tile_kernel<T, kPadded>
         <<<grid_.blocks, this->block_dim(), shared_bytes(this->block_), this->stream()>>>(
             this->in_.data(), this->out_.data(), this->m(), this->n(), grid_.tiles_x);

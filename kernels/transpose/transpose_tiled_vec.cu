@@ -314,6 +314,7 @@ class TiledVec final : public CudaTranspose<T> {
         grid_(tile_grid(this->n(), G::kSide, this->m() + segment_reach(), G::kSide)) {}
 
   void run() override {
+    this->note_launch(dim3(grid_.blocks), dim3(G::kThreads));
     kernel_<<<grid_.blocks, G::kThreads, 0, this->stream()>>>(this->in_.data(), this->out_.data(),
                                                               this->m(), this->n(), grid_.tiles_x);
     RUNNER_CUDA_CHECK_LAUNCH();

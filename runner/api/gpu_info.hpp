@@ -14,6 +14,8 @@ struct GpuInfo {
   std::string pci_bus_id;  // "0000:41:00.0": how NVML finds the same device
   int device = 0;
   int sm_count = 0;
+  int warp_size = 0;           // threads of a warp (a wavefront on AMD)
+  int max_threads_per_sm = 0;  // threads an SM holds at once: max_threads_per_sm / warp_size warps
   int compute_major = 0, compute_minor = 0;
   int sm_clock_mhz = 0, memory_clock_mhz = 0, memory_bus_bits = 0;
   std::int64_t global_memory_bytes = 0;

@@ -1,9 +1,13 @@
 #include "runner/results/relative_metrics.hpp"
 
+#include <algorithm>
+
 namespace runner {
 
 namespace {
-bool is_ok(const Record& r) { return r.value("status", "") == "ok"; }
+bool is_ok(const Record& r) {
+  return r.value("status", "") == "ok";
+}
 double number_or(const Record& r, const char* key, double fallback) {
   const auto it = r.find(key);
   return it != r.end() && it->is_number() ? it->get<double>() : fallback;
@@ -12,7 +16,8 @@ double number_or(const Record& r, const char* key, double fallback) {
 
 void RelativeMetrics::observe(const Record& r) {
   if (!is_ok(r)) return;
-  if (r.value("is_baseline", false)) baseline_ms_[problem_key_of(r)] = number_or(r, "time_ms_median", 0);
+  if (r.value("is_baseline", false))
+    baseline_ms_[problem_key_of(r)] = number_or(r, "time_ms_median", 0);
   const KernelInfo* k = registry_.find(r.value("kernel", ""));
   if (k && !k->ceiling_variant.empty() && r.value("variant", "") == k->ceiling_variant)
     ceiling_gbps_[problem_key_of(r) + "|" + r.value("backend", "")] = number_or(r, "gbps", 0);
@@ -28,6 +33,11 @@ void RelativeMetrics::apply(Record& r) const {
     const auto threads = r.find("threads");
     if (r.value("backend", "") == "cpu" && threads != r.end() && threads->is_number())
       r["efficiency"] = speedup / threads->get<double>();
+    // A GPU point: over the warps in use, as seed 003 defines it (runner/api/launch_waves.hpp);
+    // library calls record no launch and get no efficiency.
+    const double warps =
+        std::min(number_or(r, "launch_warps", 0), number_or(r, "resident_warps", 0));
+    if (r.value("backend", "") == "cuda" && warps > 0) r["efficiency"] = speedup / warps;
   }
   const KernelInfo* k = registry_.find(r.value("kernel", ""));
   if (k && !k->ceiling_variant.empty()) {

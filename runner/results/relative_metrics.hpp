@@ -9,7 +9,8 @@
 namespace runner {
 
 // Figures that compare a point with another point of the same run: `speedup` (baseline median
-// over this median, same problem), `efficiency` (speedup / threads, CPU points) and
+// over this median, same problem), `efficiency` (speedup / threads for CPU points, speedup / warps
+// in use for CUDA points: min(launch_warps, resident_warps)) and
 // `pct_of_<ceiling>` (this gbps over the ceiling variant's gbps, same problem and backend, e.g.
 // pct_of_copy for transposes). Never a constant: without its baseline in the set a point has none.
 class RelativeMetrics {

@@ -3,6 +3,7 @@
 // not `ok` fails the test with its message.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <set>
 #include <string>
 
@@ -35,6 +36,19 @@ class CudaVariants : public ::testing::Test {
         if (p.kernel != "hello") {
           EXPECT_TRUE(r["reference"] == "gpu-double" || r["reference"] == "gpu-exact")
               << p.key() << ": " << r["reference"];
+        }
+        // Own kernels note their launch: the columns behind a GPU point's efficiency. Library
+        // calls (cuBLAS, cuDNN) cannot.
+        const bool library =
+            p.variant == "cublas" || p.variant == "cublas_tf32" || p.variant == "cudnn";
+        if (!library) {
+          const GpuInfo& g = gpu_info();
+          EXPECT_GT(r.value("grid_blocks", 0), 0) << p.key();
+          EXPECT_GT(r.value("block_threads", 0), 0) << p.key();
+          EXPECT_GE(r.value("launch_warps", 0), r.value("grid_blocks", 0)) << p.key();
+          EXPECT_EQ(r.value("resident_warps", 0),
+                    std::int64_t{g.sm_count} * (g.max_threads_per_sm / g.warp_size))
+              << p.key();
         }
       }
       seen.insert(p.variant);
@@ -78,6 +92,27 @@ sweeps:
         "3999}]\n    dtype: double\n";
   const auto seen = run_all(yaml);
   for (const auto& v : present) EXPECT_TRUE(seen.count(v)) << "variant not exercised: " << v;
+}
+
+// Seed 003's q sweep: q blocks of one thread occupy q warps (a block never shares a warp), the
+// divisor of the point's efficiency.
+TEST_F(CudaVariants, OneThreadBlocksOccupyOneWarpEach) {
+  const std::string yaml = std::string("experiment: t\nkernel: gemm\n") + kRepeat + R"(
+sweeps:
+  - variant: naive_1d
+    size: [{m: 40, n: 30, k: 20}]
+    block: [[1], [33]]
+    grid: [1, 7, 1024]
+    dtype: double
+)";
+  const ExperimentSpec spec = parse_config(yaml, "test.yaml");
+  for (const Point& p : expand(spec, Registry::instance())) {
+    const Record r = run_point(spec, p, Registry::instance());
+    ASSERT_EQ(r.value("status", ""), "ok") << p.key() << ": " << r.value("message", "");
+    const std::int64_t q = r.value("grid_blocks", 0);
+    EXPECT_EQ(q, *p.grid) << p.key();
+    EXPECT_EQ(r.value("launch_warps", 0), p.block->x == 1 ? q : 2 * q) << p.key();  // 33: 2 warps
+  }
 }
 
 TEST_F(CudaVariants, TransposeEveryVariantAtOddSizes) {

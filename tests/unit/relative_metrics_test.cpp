@@ -1,6 +1,7 @@
 // speedup, efficiency and pct_of_<ceiling>: computed from other records of the same run only.
 #include <gtest/gtest.h>
 
+#include "runner/api/launch_waves.hpp"
 #include "runner/results/relative_metrics.hpp"
 #include "tests/unit/fake_kernels.hpp"
 
@@ -38,14 +39,42 @@ TEST(RelativeMetrics, SpeedupIsBaselineMedianOverMedian) {
   EXPECT_DOUBLE_EQ(records[2]["speedup"].get<double>(), 20.0);
 }
 
-TEST(RelativeMetrics, EfficiencyIsSpeedupPerThreadForCpuPointsOnly) {
+TEST(RelativeMetrics, EfficiencyIsSpeedupPerThreadForCpuPoints) {
   std::vector<Record> records = {record("gemm", "omp_serial", "cpu", 10.0, std::nullopt, true),
                                  record("gemm", "omp_blocked", "cpu", 2.0, 4),
                                  record("gemm", "cuda_tiled", "cuda", 0.5)};
   apply_relative_metrics(records, fake_registry());
   EXPECT_TRUE(records[0]["efficiency"].is_null());  // no thread count
   EXPECT_DOUBLE_EQ(records[1]["efficiency"].get<double>(), 1.25);
-  EXPECT_TRUE(records[2]["efficiency"].is_null());
+  EXPECT_TRUE(records[2]["efficiency"].is_null());  // a GPU point without its launch: none
+}
+
+// Seed 003: a GPU point's efficiency is its speedup over the warps in use, the launch's warps
+// capped at what the device holds at once.
+TEST(RelativeMetrics, EfficiencyOfAGpuPointIsSpeedupPerWarpInUse) {
+  Record few = record("gemm", "cuda_tiled", "cuda", 0.5);  // speedup 20
+  few.update(launch_fields(4, 256, launch_waves(4, 256, 32, 132, 2048)));
+  Record many = record("gemm", "cuda_tiled", "cuda", 0.1);  // speedup 100
+  many.update(launch_fields(10000, 256, launch_waves(10000, 256, 32, 132, 2048)));
+  std::vector<Record> records = {record("gemm", "omp_serial", "cpu", 10.0, std::nullopt, true), few,
+                                 many};
+  apply_relative_metrics(records, fake_registry());
+  EXPECT_EQ(records[1]["launch_warps"], 32);  // 4 blocks x 8 warps
+  EXPECT_DOUBLE_EQ(records[1]["efficiency"].get<double>(), 20.0 / 32);
+  EXPECT_EQ(records[2]["launch_warps"], 80000);
+  EXPECT_EQ(records[2]["resident_warps"], 8448);  // 132 SMs x 64 warps
+  EXPECT_DOUBLE_EQ(records[2]["efficiency"].get<double>(), 100.0 / 8448);
+}
+
+TEST(LaunchWaves, ABlockFillsWholeWarpsAndNeverSharesOne) {
+  EXPECT_EQ(launch_waves(1, 1, 32, 132, 2048).launch_warps, 1);  // seed 003's q = 1
+  EXPECT_EQ(launch_waves(1024, 1, 32, 132, 2048).launch_warps, 1024);
+  EXPECT_EQ(launch_waves(2, 65, 32, 132, 2048).launch_warps, 6);
+  EXPECT_EQ(launch_waves(3, 128, 64, 64, 2560).launch_warps, 6);       // wavefronts of 64 (a DCU)
+  EXPECT_EQ(launch_waves(3, 128, 64, 64, 2560).resident_warps, 2560);  // the seed's 64 x 40
+  EXPECT_EQ(launch_waves(100000, 1024, 64, 64, 2560).occupied(), 2560);
+  EXPECT_EQ(launch_waves(0, 256, 32, 132, 2048).launch_warps, 0);  // unknown launch
+  EXPECT_EQ(launch_waves(4, 256, 0, 0, 0).occupied(), 0);          // no device
 }
 
 TEST(RelativeMetrics, NoBaselineNoSpeedup) {

@@ -3,6 +3,7 @@
 // checks that turn impossible block shapes into `invalid` points instead of launch failures.
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
@@ -16,6 +17,8 @@
 #include "runner/api/cuda/device_verification.hpp"
 #include "runner/api/cuda/problem_arrays.hpp"
 #include "runner/api/errors.hpp"
+#include "runner/api/gpu_info.hpp"
+#include "runner/api/launch_waves.hpp"
 #include "runner/api/point.hpp"
 #include "runner/api/workload.hpp"
 
@@ -49,10 +52,17 @@ class CudaWorkload : public Workload {
     return mode;
   }
   nlohmann::json extra_fields() const override {
-    return {{"inputs_ms", inputs_ms_},
-            {"h2d_ms", h2d_ms_},
-            {"d2h_ms", d2h_ms_},
-            {"reference", reference_}};
+    nlohmann::json fields = {{"inputs_ms", inputs_ms_},
+                             {"h2d_ms", h2d_ms_},
+                             {"d2h_ms", d2h_ms_},
+                             {"reference", reference_}};
+    if (launch_blocks_ > 0) {
+      const GpuInfo& g = gpu_info();
+      fields.update(launch_fields(launch_blocks_, launch_threads_,
+                                  launch_waves(launch_blocks_, launch_threads_, g.warp_size,
+                                               g.sm_count, g.max_threads_per_sm)));
+    }
+    return fields;
   }
 
  protected:
@@ -101,10 +111,19 @@ class CudaWorkload : public Workload {
     return compare_with_reference<T>(std::span<const T>(host), reference, tolerance);
   }
 
+  // The launch of the kernel a sample times, noted by the variant at its launch: the record's
+  // grid_blocks, block_threads and the warps behind a GPU point's efficiency
+  // (runner/api/launch_waves.hpp). Library calls (cuBLAS, cuDNN) note none, and get none.
+  void note_launch(dim3 grid, dim3 block) {
+    launch_blocks_ = std::int64_t{grid.x} * grid.y * grid.z;
+    launch_threads_ = std::int64_t{block.x} * block.y * block.z;
+  }
+
   // Set-up figures of the record (never part of time_ms_*): generating the inputs in the point's
   // buffers, copies from and to the host.
   double inputs_ms_ = 0, h2d_ms_ = 0, d2h_ms_ = 0;
-  std::string reference_ = "cpu-double";  // what verify() compared the output with
+  std::string reference_ = "cpu-double";                 // what verify() compared the output with
+  std::int64_t launch_blocks_ = 0, launch_threads_ = 0;  // note_launch
 
  private:
   cudaStream_t stream_ = nullptr;

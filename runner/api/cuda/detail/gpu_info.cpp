@@ -30,6 +30,8 @@ const GpuInfo& gpu_info() {
     char bus_id[32] = {};
     if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, 0) == cudaSuccess) g.pci_bus_id = bus_id;
     g.sm_count = p.multiProcessorCount;
+    g.warp_size = p.warpSize;
+    g.max_threads_per_sm = p.maxThreadsPerMultiProcessor;
     g.compute_major = p.major;
     g.compute_minor = p.minor;
     int khz = 0;
