@@ -18,10 +18,13 @@
 // KS = 7 reads 10 rows × 12 floats for 16 × 49 FFMAs. Stores: one float4 per output row and
 // thread (a warp writes 512 contiguous bytes) where n is a multiple of 4, else guarded scalars.
 //
-// Any other odd ks (11..31): a generic kernel with the same tile and loads and run-time filter
-// loops, where thread x takes columns x, x + 32, x + 64, x + 96 instead (scalar shared reads of
-// consecutive words: no bank conflicts without the float4 window, whose length would depend on
-// ks), accumulating the same 4 × 4 patch shape.
+// Any other odd ks (11..31): the shared-memory tile kernel of `shared` (conv2d_shared_tile.cuh,
+// one output per thread, every tap loop unrolled for its ks) on 16 × 16 blocks, the record's path
+// `shared_tile`. Register blocking with run-time filter loops, which this path replaced, ran 3.4 ×
+// slower than `naive` at ks = 15 on an H100 (12.8 ms against 3.8 at 8191 × 8193) and 4.6 × at
+// ks = 13 on an H200 (3.18 ms against 0.69 at 5000²), where `shared` 16 × 16 took 0.60 ms: with
+// ks² taps per output, the kernel is FFMA-bound, and the fully unrolled taps with their weights
+// as constant-bank operands are what count.
 //
 // Instances (kernels/conv2d/conv2d_shared_reg.cuh): the
 // tile height (8 · ROWS output rows, ROWS per thread) and the pipelining are template parameters.
@@ -37,14 +40,17 @@
 // tile rows beyond gridDim.y's limit are covered by a loop.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <utility>
 
+#include "kernels/conv2d/conv2d_constant_filter.cuh"
 #include "kernels/conv2d/conv2d_cuda_workload.hpp"
 #include "kernels/conv2d/conv2d_problem.hpp"
 #include "kernels/conv2d/conv2d_shared_reg.cuh"
+#include "kernels/conv2d/conv2d_shared_tile.cuh"
 #include "runner/api/cuda/cuda_workload.hpp"
 #include "runner/api/errors.hpp"
 #include "runner/api/variant.hpp"
@@ -58,19 +64,25 @@ static_assert(sr::kMaxFilter == kMaxKernelSize);
 
 using SpecialisedKernel = void (*)(const float*, float*, int, int);
 
-// What one ks launches: an unrolled instance, or (kernel null) the generic kernel, ROWS = 4.
+// What one ks launches: a register-blocked instance, or (kernel null) the shared tile kernel.
 struct Instance {
   SpecialisedKernel kernel = nullptr;
   int rows = 4;
   bool pipe = false;
+  const char* path() const {
+    return !kernel ? "shared_tile" : pipe ? "registers_pipelined" : "registers";
+  }
 };
+
+// The shared tile path's block: the best of `shared`'s shapes at ks = 11..15 (conv2d.yaml).
+constexpr BlockShape kSharedTileBlock{16, 16};
 
 template <int KS, int ROWS, bool PIPE>
 constexpr Instance instance() {
   return {sr::conv2d_shared_reg<KS, ROWS, PIPE>, ROWS, PIPE};
 }
 
-// The instance of filter side ks: unrolled for 1..9, generic beyond.
+// The instance of filter side ks: register-blocked for 1..9, the shared tile beyond.
 Instance instance_for(int ks) {
   switch (ks) {
     case 1:
@@ -97,13 +109,18 @@ int checked_kernel_size(const Point& point) {
   return ks;
 }
 
-const void* kernel_address(const Instance& inst) {
+const void* kernel_address(int ks, const Instance& inst) {
   if (inst.kernel) return reinterpret_cast<const void*>(inst.kernel);
-  return reinterpret_cast<const void*>(&sr::conv2d_shared_reg_generic);
+  return reinterpret_cast<const void*>(shared_kernel(ks));
+}
+
+BlockShape instance_block(const Instance& inst) {
+  return inst.kernel ? BlockShape{sr::kBlockX, sr::kBlockY} : kSharedTileBlock;
 }
 
 std::size_t instance_bytes(int ks, const Instance& inst) {
-  return sr::shared_bytes(ks, inst.rows, inst.pipe);
+  return inst.kernel ? sr::shared_bytes(ks, inst.rows, inst.pipe)
+                     : shared_tile_bytes(kSharedTileBlock, ks);
 }
 
 class SharedReg final : public CudaConv2dBase {
@@ -112,20 +129,27 @@ class SharedReg final : public CudaConv2dBase {
       : SharedReg(point, std::move(problem), checked_kernel_size(point)) {}
 
   void run() override {
-    const dim3 block(sr::kBlockX, sr::kBlockY);
+    const BlockShape b = instance_block(inst_);
+    const dim3 block(static_cast<unsigned>(b.x), static_cast<unsigned>(b.y));
     note_launch(grid_, block);
     if (inst_.kernel)
       inst_.kernel<<<grid_, block, shared_bytes_, stream()>>>(in_.data(), out_.data(), m(), n());
     else
-      sr::conv2d_shared_reg_generic<<<grid_, block, shared_bytes_, stream()>>>(
-          in_.data(), out_.data(), m(), n(), p_.ks);
+      shared_kernel(p_.ks)<<<grid_, block, shared_bytes_, stream()>>>(
+          in_.data(), out_.data(), m(), n(), tile_pitch(kSharedTileBlock.x, p_.ks / 2));
     RUNNER_CUDA_CHECK_LAUNCH();
+  }
+
+  nlohmann::json extra_fields() const override {
+    nlohmann::json fields = CudaConv2dBase::extra_fields();
+    fields["path"] = inst_.path();
+    return fields;
   }
 
  private:
   SharedReg(const Point& point, std::shared_ptr<const Problem> problem, int ks)
-      : CudaConv2dBase(point, std::move(problem), kernel_address(instance_for(ks)),
-                       BlockShape{sr::kBlockX, sr::kBlockY}, instance_bytes(ks, instance_for(ks))),
+      : CudaConv2dBase(point, std::move(problem), kernel_address(ks, instance_for(ks)),
+                       instance_block(instance_for(ks)), instance_bytes(ks, instance_for(ks))),
         inst_(instance_for(ks)),
         shared_bytes_(instance_bytes(ks, inst_)) {
     int resident = 0;
@@ -138,11 +162,19 @@ class SharedReg final : public CudaConv2dBase {
           &per_sm, inst_.kernel, sr::kBlockX * sr::kBlockY, shared_bytes_));
       resident = per_sm * sms;
     }
-    grid_ = sr::grid_for(m(), n(), inst_.rows, inst_.pipe, resident);
+    if (inst_.kernel) {
+      grid_ = sr::grid_for(m(), n(), inst_.rows, inst_.pipe, resident);
+    } else {
+      // One block per 16 × 16 outputs; the kernel loops over block rows beyond gridDim.y's limit.
+      const std::int64_t bx = kSharedTileBlock.x, by = kSharedTileBlock.y;
+      grid_ = dim3(static_cast<unsigned>((p_.n + bx - 1) / bx),
+                   static_cast<unsigned>(std::min<std::int64_t>((p_.m + by - 1) / by, kMaxGridY)));
+    }
+    // Each path reads its own constant copy of the filter.
     h2d_ms_ += time_on_stream([&] {
-      RUNNER_CUDA_CHECK(cudaMemcpyToSymbolAsync(sr::c_weights_reg, p_.weights.data(),
-                                                p_.weights.size() * sizeof(float), 0,
-                                                cudaMemcpyHostToDevice, stream()));
+      RUNNER_CUDA_CHECK(cudaMemcpyToSymbolAsync(
+          inst_.kernel ? sr::c_weights_reg : c_weights, p_.weights.data(),
+          p_.weights.size() * sizeof(float), 0, cudaMemcpyHostToDevice, stream()));
     });
   }
 

@@ -208,63 +208,6 @@ __global__ void __launch_bounds__(kBlockX* kBlockY)
   }
 }
 
-// Any odd ks (11..31): the ROWS = 4 tile and loads, run-time filter loops. Thread x owns columns
-// x + 32·c (scalar shared reads of consecutive words: no bank conflicts). Grid as PIPE = false.
-__global__ void __launch_bounds__(kBlockX* kBlockY)
-    conv2d_shared_reg_generic(const float* __restrict__ in, float* __restrict__ out, int m, int n,
-                              int ks) {
-  constexpr int kRows = 4, th = tile_height(kRows);
-  extern __shared__ __align__(16) float tile[];
-  const int r = ks / 2, hc = halo_cols(r), pitch = tile_pitch(r);
-  const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
-  const int col0 = static_cast<int>(blockIdx.x) * kTileW;
-
-  for (int tile_y = static_cast<int>(blockIdx.y); tile_y * th < m;
-       tile_y += static_cast<int>(gridDim.y)) {
-    const int row0 = tile_y * th;
-    load_tile<kRows, false>(tile, in, m, n, r, row0, col0);
-    __syncthreads();
-
-    float acc[kRows][kCols];
-#pragma unroll
-    for (int rr = 0; rr < kRows; ++rr)
-#pragma unroll
-      for (int c = 0; c < kCols; ++c) acc[rr][c] = 0.0f;
-
-    // Tile column tx + kBlockX·c + hc − r + b is tap b of output column tx + kBlockX·c.
-    const float* base = tile + (ty * kRows) * pitch + tx + hc - r;
-    for (int ir = 0; ir < kRows + ks - 1; ++ir) {
-      const float* row = base + ir * pitch;
-      for (int b = 0; b < ks; ++b) {
-        float v[kCols];
-#pragma unroll
-        for (int c = 0; c < kCols; ++c) v[c] = row[kBlockX * c + b];
-#pragma unroll
-        for (int rr = 0; rr < kRows; ++rr) {
-          const int a = ir - rr;
-          if (a < 0 || a >= ks) continue;  // uniform over the block
-          const float wt = c_weights_reg[a * ks + b];
-#pragma unroll
-          for (int c = 0; c < kCols; ++c) acc[rr][c] = fmaf(v[c], wt, acc[rr][c]);
-        }
-      }
-    }
-
-#pragma unroll
-    for (int rr = 0; rr < kRows; ++rr) {
-      const int i = row0 + ty * kRows + rr;
-      if (i >= m) continue;
-      float* dst = out + static_cast<std::int64_t>(i) * n;
-#pragma unroll
-      for (int c = 0; c < kCols; ++c) {
-        const int jc = col0 + tx + kBlockX * c;
-        if (jc < n) dst[jc] = acc[rr][c];
-      }
-    }
-    __syncthreads();
-  }
-}
-
 // Launch geometry of an instance: PIPE = false covers the tiles; PIPE = true launches
 // min(tiles, resident) blocks, resident = blocks per SM (occupancy) × SMs.
 inline dim3 grid_for(int m, int n, int rows, bool pipe, int resident) {
