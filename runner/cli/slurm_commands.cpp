@@ -16,6 +16,7 @@ struct SlurmCommandLine {
   CLI::App *submit = nullptr, *status = nullptr, *collect = nullptr;
   std::string config, resume_dir, out, partition, account, qos, time, gres, constraint, job_name;
   int tasks = 0, cpus = 0, throttle = 0;
+  std::string mem, exclude;
   std::vector<std::string> sbatch_options;
   bool dry_run = false, force_mix = false, collect_force_mix = false;
   std::map<std::string, CLI::Option*> given;
@@ -55,6 +56,8 @@ slurm::SubmitArguments submit_arguments(const SlurmCommandLine& c) {
   a.gres = if_given(c, "gres", c.gres);
   a.constraint = if_given(c, "constraint", c.constraint);
   a.job_name = if_given(c, "job-name", c.job_name);
+  a.mem = if_given(c, "mem", c.mem);
+  a.exclude = if_given(c, "exclude", c.exclude);
   a.dry_run = c.dry_run;
   a.force_mix = c.force_mix;
   return a;
@@ -89,6 +92,11 @@ void add_slurm_commands(CLI::App& app) {
       "Cores per shard = OMP_NUM_THREADS (slurm.cpus; default the largest threads value)");
   add("constraint", c.constraint, "Node features (slurm.constraint)");
   add("throttle", c.throttle, "At most this many shards at once, %P (slurm.throttle)");
+  add("mem", c.mem,
+      "Memory per shard: 16G, 4000M, 0 for all of the node's; 'none' for no line (slurm.mem)");
+  add("exclude", c.exclude,
+      "Nodes to avoid, a Slurm hostlist such as node[01-03],gpu7; 'none' for no line "
+      "(slurm.exclude)");
   add("job-name", c.job_name, "Slurm job name (default runner-<experiment>)");
   s->add_flag("--dry-run", c.dry_run,
               "Render the scripts into the results directory and print the sbatch commands");

@@ -9,12 +9,13 @@ namespace {
 // Slurm's own verdicts on an element that ended, with what to do about them.
 std::optional<std::string> killed_by_slurm(const JobState& job) {
   if (job.state == "NODE_FAIL")
-    return fmt::format("node failure{}: resume; add -- --exclude=<node> if it recurs",
+    return fmt::format("node failure{}: resume; add --exclude <node> if it recurs",
                        job.node.empty() ? "" : " of " + job.node);
   if (job.state == "PREEMPTED") return std::string("preempted by another job: resume");
   if (job.state == "BOOT_FAIL") return std::string("the node failed to boot: resume");
   if (job.state == "OUT_OF_MEMORY")
-    return std::string("out of memory: resume with -- --mem=... or smaller sizes");
+    return std::string(
+        "out of memory: resume with a larger --mem (--mem 0: all of the node's) or smaller sizes");
   if (job.state == "TIMEOUT")
     return std::string("hard time limit before the runner drained: resume with a longer --time");
   if (job.state == "DEADLINE") return std::string("its deadline passed: resume");

@@ -23,7 +23,8 @@ nlohmann::ordered_json JobSettings::to_json() const {
   return {{"partition", partition}, {"account", account}, {"qos", qos},
           {"time", time},           {"gres", gres},       {"constraint", constraint},
           {"job_name", job_name},   {"cpus", cpus},       {"throttle", throttle},
-          {"extra", extra}};
+          {"extra", extra},         {"mem", mem},         {"exclude", exclude},
+          {"setup", setup}};
 }
 
 JobSettings JobSettings::from_json(const nlohmann::json& j) {
@@ -38,6 +39,10 @@ JobSettings JobSettings::from_json(const nlohmann::json& j) {
   s.cpus = get_or<int>(j, "cpus", 0);
   s.throttle = get_or<int>(j, "throttle", 0);
   s.extra = get_or<std::vector<std::string>>(j, "extra", {});
+  // Absent from the submissions of earlier releases: none.
+  s.mem = get_or<std::string>(j, "mem", "");
+  s.exclude = get_or<std::string>(j, "exclude", "");
+  s.setup = get_or<std::vector<std::string>>(j, "setup", {});
   return s;
 }
 

@@ -12,9 +12,11 @@ namespace runner::slurm {
 // first submission (on --resume), then the command line, each overriding the one before.
 struct JobSettings {
   std::string partition, account, qos, time, gres, constraint, job_name;
+  std::string mem, exclude;        // --mem and --exclude; "" for none
   int cpus = 0;                    // cores per shard (= OMP_NUM_THREADS)
   int throttle = 0;                // at most this many shards at once (%P); 0: no limit
   std::vector<std::string> extra;  // further sbatch options, one #SBATCH line each
+  std::vector<std::string> setup;  // shell lines before the runner starts (slurm.setup), verbatim
 
   nlohmann::ordered_json to_json() const;
   static JobSettings from_json(const nlohmann::json& j);

@@ -65,6 +65,14 @@ TEST(SbatchTemplate, ExtraLinesJoinOptionValues) {
   EXPECT_EQ(sbatch_line("--partition", ""), "");
 }
 
+TEST(SbatchTemplate, SetupLinesAreVerbatimAndInOrder) {
+  EXPECT_EQ(setup_lines({}), "");
+  EXPECT_EQ(setup_lines({"module load cuda/12.4", "", "echo \"$HOME\" 'a: b' %j # x"}),
+            "module load cuda/12.4\n\necho \"$HOME\" 'a: b' %j # x");
+  EXPECT_THROW(setup_lines({"a\nb"}), std::invalid_argument);
+  EXPECT_THROW(setup_lines({std::string("a\0b", 3)}), std::invalid_argument);
+}
+
 TEST(SbatchTemplate, RefusesPathsTheScriptsCannotHold) {
   EXPECT_NO_THROW(require_plain_path("/scratch/me/results/gemm/20250101T120000Z-login1", "dir"));
   for (const char* bad : {"/a b", "/a%j", "/a$HOME", "/a'b", "/a\\b", "/a`b`", "/a;b"})
