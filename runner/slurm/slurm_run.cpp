@@ -52,6 +52,12 @@ std::optional<int> ArrayJob::index_of(int shard) const {
   return std::nullopt;
 }
 
+std::optional<int> ArrayJob::shard_at(int index) const {
+  for (int shard : shards)
+    if (index_of(shard) == index) return shard;
+  return std::nullopt;
+}
+
 std::string ShardElement::tag() const {
   return array_job_id.empty() ? std::string("-") : fmt::format("{}_{}", array_job_id, index);
 }
@@ -75,6 +81,8 @@ SlurmRun::SlurmRun(std::filesystem::path dir, nlohmann::ordered_json document)
       sub.settings = JobSettings::from_json(s.value("settings", nlohmann::json::object()));
       sub.collect_job_id = get_or<std::string>(s, "collect_job_id", "");
       sub.collect_script = get_or<std::string>(s, "collect_script", "");
+      sub.cancelled = get_or<std::string>(s, "cancelled", "");
+      sub.cancelled_shards = get_or<std::vector<int>>(s, "cancelled_shards", {});
       for (const auto& a : s.value("arrays", nlohmann::json::array()))
         sub.arrays.push_back(
             {get_or<std::string>(a, "job_id", ""), get_or<std::string>(a, "array", ""),
@@ -126,6 +134,10 @@ void SlurmRun::save() {
                     {"arrays", arrays},
                     {"collect_job_id", s.collect_job_id},
                     {"collect_script", s.collect_script}});
+    if (!s.cancelled.empty()) {
+      list.back()["cancelled"] = s.cancelled;
+      list.back()["cancelled_shards"] = s.cancelled_shards;
+    }
   }
   doc_["slurm"]["submissions"] = list;
   write_file_atomically(dir_ / "manifest.json", doc_.dump(2) + "\n");

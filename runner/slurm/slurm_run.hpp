@@ -33,6 +33,8 @@ struct ArrayJob {
 
   // Array index that runs `shard` in this array, if any.
   std::optional<int> index_of(int shard) const;
+  // The shard array index `index` runs, if any.
+  std::optional<int> shard_at(int index) const;
 };
 
 // One `runner submit` (the first) or `runner submit --resume` (the next ones).
@@ -43,6 +45,10 @@ struct Submission {
   JobSettings settings;
   std::vector<ArrayJob> arrays;
   std::string collect_job_id, collect_script;
+  // `runner cancel`: when it cancelled jobs of this submission ("" if never), and the shards
+  // whose element was still pending or running then (the ones status calls cancelled).
+  std::string cancelled;
+  std::vector<int> cancelled_shards;
 };
 
 // A point of the matrix and the shard that runs it.

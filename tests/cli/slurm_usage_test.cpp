@@ -1,6 +1,7 @@
-// `runner submit` options that are refused, or rendered, without a Slurm cluster: --mem,
-// --exclude and slurm.setup in the rendered scripts of a --dry-run; bad values as usage errors
-// (exit 2) that leave nothing behind. The cluster side is tests/slurm/test_edges.sh.
+// `runner submit` options and `runner cancel` arguments that are refused, or rendered, without a
+// Slurm cluster: --mem, --exclude and slurm.setup in the rendered scripts of a --dry-run; bad
+// values and folders that are not submitted runs as usage errors (exit 2) that leave nothing
+// behind. The cluster side is tests/slurm/test_edges.sh.
 #include <gtest/gtest.h>
 
 #include "tests/cli/child_process.hpp"
@@ -105,6 +106,35 @@ TEST(SlurmUsage, BadMemAndExcludeAreUsageErrorsBeforeAnythingIsWritten) {
     EXPECT_NE(s.result.err.find(message), std::string::npos) << s.result.err;
     EXPECT_FALSE(std::filesystem::exists(s.out));
   }
+}
+
+TEST(SlurmUsage, CancelRefusesFoldersThatAreNotSubmittedRuns) {
+  TempDir dir;
+  std::filesystem::create_directories(dir / "empty");
+  std::filesystem::create_directories(dir / "local");
+  write_text(dir / "local" / "manifest.json", R"({"experiment": "e", "state": "complete"})");
+  std::filesystem::create_directories(dir / "unsubmitted");
+  // What a submission sbatch refused leaves: the plan, no job id.
+  write_text(dir / "unsubmitted" / "manifest.json",
+             R"({"experiment": "e", "points": [], "slurm": {"num_shards": 1, "submissions":
+                 [{"arrays": [{"job_id": "", "shards": [0]}], "collect_job_id": ""}]}})");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"missing", "no such results directory"},
+      {"empty", "no manifest.json"},
+      {"local", "made by a local run"},
+      {"unsubmitted", "no job was submitted"},
+  };
+  for (const auto& [name, message] : cases) {
+    SCOPED_TRACE(name);
+    const ProcessResult r = run_runner({"cancel", (dir / name).string()}, 30, no_cluster(dir));
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "");
+  }
+  // Nothing was written into them (not even a lock file).
+  EXPECT_TRUE(std::filesystem::is_empty(dir / "empty"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "unsubmitted" / "slurm"));
+  EXPECT_EQ(run_runner({"cancel"}, 30, no_cluster(dir)).exit_code, 2);
 }
 
 }  // namespace
