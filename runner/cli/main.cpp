@@ -58,9 +58,9 @@ int main(int argc, char** argv) {
 
   // `runner CONFIG ...` is `runner run CONFIG ...`: insert the subcommand when the first word is
   // not one, so CLI11 sees a single grammar.
-  static const std::set<std::string> kCommands = {"run",     "validate", "list",   "columns",
-                                                  "report",  "compare",  "submit", "status",
-                                                  "collect", "calibrate"};
+  static const std::set<std::string> kCommands = {"run",     "validate",  "list",   "columns",
+                                                  "report",  "compare",   "submit", "status",
+                                                  "collect", "calibrate", "cancel"};
   std::vector<std::string> words(argv + 1, argv + argc);
   // `report` and `compare` belong to analysis/*.py, whose own parser knows their options: every
   // word after the subcommand goes there as written. Through CLI11 the option names it does not

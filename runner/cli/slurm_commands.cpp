@@ -1,7 +1,8 @@
-// Slurm subcommands: submit (and submit --resume), status, collect. See docs/slurm.md.
+// Slurm subcommands: submit (and submit --resume), status, collect, cancel. See docs/slurm.md.
 #include <CLI/CLI.hpp>
 
 #include "runner/cli/commands.hpp"
+#include "runner/slurm/cancel.hpp"
 #include "runner/slurm/collect.hpp"
 #include "runner/slurm/status.hpp"
 #include "runner/slurm/submit.hpp"
@@ -13,13 +14,14 @@ namespace {
 // What the parser fills; CLI11 2.1 has no optional<> support to rely on, so the options keep their
 // Option* and "given" is option->count().
 struct SlurmCommandLine {
-  CLI::App *submit = nullptr, *status = nullptr, *collect = nullptr;
+  CLI::App *submit = nullptr, *status = nullptr, *collect = nullptr, *cancel = nullptr;
   std::string config, resume_dir, out, partition, account, qos, time, gres, constraint, job_name;
+  std::string mem, exclude;
   int tasks = 0, cpus = 0, throttle = 0;
   std::vector<std::string> sbatch_options;
   bool dry_run = false, force_mix = false, collect_force_mix = false;
   std::map<std::string, CLI::Option*> given;
-  std::string status_dir, collect_dir;
+  std::string status_dir, collect_dir, cancel_dir;
 };
 
 SlurmCommandLine& command_line() {
@@ -54,6 +56,8 @@ slurm::SubmitArguments submit_arguments(const SlurmCommandLine& c) {
   a.time = if_given(c, "time", c.time);
   a.gres = if_given(c, "gres", c.gres);
   a.constraint = if_given(c, "constraint", c.constraint);
+  a.mem = if_given(c, "mem", c.mem);
+  a.exclude = if_given(c, "exclude", c.exclude);
   a.job_name = if_given(c, "job-name", c.job_name);
   a.dry_run = c.dry_run;
   a.force_mix = c.force_mix;
@@ -88,6 +92,11 @@ void add_slurm_commands(CLI::App& app) {
   add("cpus", c.cpus,
       "Cores per shard = OMP_NUM_THREADS (slurm.cpus; default the largest threads value)");
   add("constraint", c.constraint, "Node features (slurm.constraint)");
+  add("mem", c.mem,
+      "Memory per shard: 16G, 4000M, 0 for all of the node's; 'none' for no line (slurm.mem)");
+  add("exclude", c.exclude,
+      "Nodes to avoid, a Slurm hostlist such as node[01-03],gpu7; 'none' for no line "
+      "(slurm.exclude)");
   add("throttle", c.throttle, "At most this many shards at once, %P (slurm.throttle)");
   add("job-name", c.job_name, "Slurm job name (default runner-<experiment>)");
   s->add_flag("--dry-run", c.dry_run,
@@ -105,6 +114,9 @@ void add_slurm_commands(CLI::App& app) {
       ->required();
   c.collect->add_flag("--force-mix", c.collect_force_mix,
                       "Merge shards that ran different configs or builds (with a warning)");
+  c.cancel = app.add_subcommand(
+      "cancel", "Cancel every shard array and collect job of a submitted run (scancel)");
+  c.cancel->add_option("dir", c.cancel_dir, "Results directory made by runner submit")->required();
 }
 
 int run_slurm_command(CLI::App&) {
@@ -122,6 +134,7 @@ int run_slurm_command(CLI::App&) {
   }
   if (c.status && *c.status) return slurm::status_run(c.status_dir);
   if (c.collect && *c.collect) return slurm::collect_run(c.collect_dir, c.collect_force_mix);
+  if (c.cancel && *c.cancel) return slurm::cancel_run(c.cancel_dir);
   return -1;
 }
 

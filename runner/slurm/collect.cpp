@@ -141,7 +141,8 @@ int collect_run(const std::filesystem::path& dir, bool force_mix) {
     fmt::print("\nshard {} (job {}): {} of {} points missing: {}\n", shard,
                element ? element->tag() : "-", points.size(), tally.planned,
                missing_reason(tally, element,
-                              element ? read_shard_exit(run.dir(), element->tag()) : std::nullopt));
+                              element ? read_shard_exit(run.dir(), element->tag()) : std::nullopt,
+                              cancelled_at(run, element, shard)));
     for (std::size_t i = 0; i < points.size() && i < kListedPerShard; ++i)
       fmt::print("  {}  {}\n", points[i]->point_id, points[i]->key);
     if (points.size() > kListedPerShard)

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "runner/spec/slurm_values.hpp"
+
 namespace runner::slurm {
 
 std::filesystem::path jobs_dir() {
@@ -70,6 +72,16 @@ std::string sbatch_extra_lines(const std::vector<std::string>& options) {
   }
   std::string text;
   for (const auto& l : lines) text += (text.empty() ? "" : "\n") + l;
+  return text;
+}
+
+std::string setup_lines(const std::vector<std::string>& lines) {
+  std::string text;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (const auto why = setup_line_problem(lines[i]))
+      throw std::invalid_argument(fmt::format("setup line '{}' {}", lines[i], *why));
+    text += (i > 0 ? "\n" : "") + lines[i];
+  }
   return text;
 }
 

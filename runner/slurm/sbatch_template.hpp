@@ -26,6 +26,10 @@ std::string sbatch_line(const std::string& option, const std::string& value);
 // Throws std::invalid_argument for a first word without '-' or a line break in a word.
 std::string sbatch_extra_lines(const std::vector<std::string>& options);
 
+// The setup_lines field: slurm.setup's lines verbatim, in order, joined by newlines ("" for
+// none). Throws std::invalid_argument for a line holding a line break or a NUL byte.
+std::string setup_lines(const std::vector<std::string>& lines);
+
 // Paths go verbatim into #SBATCH lines (where Slurm expands %j, %A ...) and into the bash body of
 // the scripts: refuse whitespace, quotes, '$', '`', '\', '%' and the like instead of quoting them.
 // Throws std::invalid_argument naming `what`.

@@ -9,12 +9,13 @@ namespace {
 // Slurm's own verdicts on an element that ended, with what to do about them.
 std::optional<std::string> killed_by_slurm(const JobState& job) {
   if (job.state == "NODE_FAIL")
-    return fmt::format("node failure{}: resume; add -- --exclude=<node> if it recurs",
+    return fmt::format("node failure{}: resume; add --exclude <node> if it recurs",
                        job.node.empty() ? "" : " of " + job.node);
   if (job.state == "PREEMPTED") return std::string("preempted by another job: resume");
   if (job.state == "BOOT_FAIL") return std::string("the node failed to boot: resume");
   if (job.state == "OUT_OF_MEMORY")
-    return std::string("out of memory: resume with -- --mem=... or smaller sizes");
+    return std::string(
+        "out of memory: resume with a larger --mem (--mem 0: all of the node's) or smaller sizes");
   if (job.state == "TIMEOUT")
     return std::string("hard time limit before the runner drained: resume with a longer --time");
   if (job.state == "DEADLINE") return std::string("its deadline passed: resume");
@@ -36,8 +37,35 @@ std::string joined(const std::string& a, const std::string& b) {
 
 }  // namespace
 
+std::optional<std::string> cancelled_at(const SlurmRun& run,
+                                        const std::optional<ShardElement>& element, int shard) {
+  if (!element || element->submission >= run.submissions().size()) return std::nullopt;
+  const Submission& sub = run.submissions()[element->submission];
+  if (sub.cancelled.empty()) return std::nullopt;
+  for (int s : sub.cancelled_shards)
+    if (s == shard) return sub.cancelled;
+  return std::nullopt;
+}
+
+namespace {
+
+// What became of a cancelled shard's records, from its .exit file.
+std::string cancel_note(const ShardTally& t, const std::string& when,
+                        const std::optional<ShardExit>& exit) {
+  const std::string kept =
+      fmt::format("{} record{} kept", t.recorded(), t.recorded() == 1 ? "" : "s");
+  const std::string what = t.recorded() == 0 ? "before its first record"
+                           : exit && exit->ended && (exit->exit_code == 143 || exit->drained)
+                               ? "drained, " + kept
+                               : kept;
+  return fmt::format("runner cancel at {}, {}", when, what);
+}
+
+}  // namespace
+
 ShardStatus classify_shard(const ShardTally& t, const std::optional<ShardElement>& element,
-                           const std::optional<JobState>& job, std::optional<ShardExit> exit) {
+                           const std::optional<JobState>& job, std::optional<ShardExit> exit,
+                           const std::optional<std::string>& cancelled) {
   const int restarts = job && job->restarts >= 0 ? job->restarts : exit ? exit->restarts : 0;
   // A requeued element keeps its job id and index: lines of an earlier attempt than the one
   // Slurm reports describe that attempt, not this one.
@@ -50,6 +78,9 @@ ShardStatus classify_shard(const ShardTally& t, const std::optional<ShardElement
   if (t.missing == 0)
     return {t.failed > 0 ? "failed-points" : "done",
             joined(t.failed > 0 ? "see the records' message" : "", requeued)};
+  // Cancelled by the user, not lost: whatever Slurm and the .exit file then say (CANCELLED,
+  // drained 143, a start line only, or nothing for an element cancelled while pending).
+  if (cancelled) return {"cancelled", cancel_note(t, *cancelled, exit) + ": resume to finish"};
   if (job)
     if (const auto why = killed_by_slurm(*job)) return {"killed", joined(*why, requeued)};
   if (exit && !exit->ended)
@@ -82,9 +113,11 @@ ShardStatus classify_shard(const ShardTally& t, const std::optional<ShardElement
 }
 
 std::string missing_reason(const ShardTally& tally, const std::optional<ShardElement>& element,
-                           const std::optional<ShardExit>& e) {
+                           const std::optional<ShardExit>& e,
+                           const std::optional<std::string>& cancelled) {
   if (!element) return "never submitted";
   if (element->array_job_id.empty()) return "submission did not complete";
+  if (cancelled) return "cancelled: " + cancel_note(tally, *cancelled, e);
   if (e) {
     const std::string attempt =
         e->restarts > 0 ? fmt::format(" (attempt {}: requeued {}x)", e->restarts + 1, e->restarts)

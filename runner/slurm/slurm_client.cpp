@@ -249,4 +249,24 @@ std::optional<JobState> SlurmClient::job_state(const std::string& job_id) const 
   return std::nullopt;
 }
 
+void SlurmClient::cancel(const std::vector<std::string>& job_ids) const {
+  if (job_ids.empty()) return;
+  std::vector<std::string> argv = {"scancel"};
+  argv.insert(argv.end(), job_ids.begin(), job_ids.end());
+  const CommandOutput r = run_child_command(argv, 60);
+  if (r.exit_code == 0) return;
+  // Between the state query and scancel a job may have ended; scancel then says so and exits 1.
+  std::istringstream in(r.err);
+  bool only_ended = !r.timed_out;
+  for (std::string line; std::getline(in, line);)
+    if (!trim(line).empty() && line.find("already completing or completed") == std::string::npos &&
+        line.find("Invalid job id specified") == std::string::npos)
+      only_ended = false;
+  if (!only_ended)
+    throw std::runtime_error(
+        fmt::format("{} failed{}: {}", command_line(argv),
+                    r.timed_out ? " (timed out)" : fmt::format(" (exit {})", r.exit_code),
+                    trim(r.err.empty() ? r.out : r.err)));
+}
+
 }  // namespace runner::slurm

@@ -63,6 +63,10 @@ class SlurmClient {
   std::map<int, JobState> array_states(const std::string& array_job_id) const;
   // State of an ordinary job (the collect job); nullopt when Slurm no longer knows it.
   std::optional<JobState> job_state(const std::string& job_id) const;
+  // scancel JOB...: every element of an array job id, pending or running (a running one gets
+  // SIGTERM first, then SIGKILL after the site's KillWait). A job that ended meanwhile is not an
+  // error; anything else scancel refuses throws std::runtime_error with its message.
+  void cancel(const std::vector<std::string>& job_ids) const;
 };
 
 }  // namespace runner::slurm

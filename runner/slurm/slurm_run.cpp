@@ -23,7 +23,8 @@ nlohmann::ordered_json JobSettings::to_json() const {
   return {{"partition", partition}, {"account", account}, {"qos", qos},
           {"time", time},           {"gres", gres},       {"constraint", constraint},
           {"job_name", job_name},   {"cpus", cpus},       {"throttle", throttle},
-          {"extra", extra}};
+          {"extra", extra},         {"mem", mem},         {"exclude", exclude},
+          {"setup", setup}};
 }
 
 JobSettings JobSettings::from_json(const nlohmann::json& j) {
@@ -38,12 +39,22 @@ JobSettings JobSettings::from_json(const nlohmann::json& j) {
   s.cpus = get_or<int>(j, "cpus", 0);
   s.throttle = get_or<int>(j, "throttle", 0);
   s.extra = get_or<std::vector<std::string>>(j, "extra", {});
+  // Absent from the submissions of earlier releases: none.
+  s.mem = get_or<std::string>(j, "mem", "");
+  s.exclude = get_or<std::string>(j, "exclude", "");
+  s.setup = get_or<std::vector<std::string>>(j, "setup", {});
   return s;
 }
 
 std::optional<int> ArrayJob::index_of(int shard) const {
   for (std::size_t k = 0; k < shards.size(); ++k)
     if (shards[k] == shard) return shard_map.empty() ? shard : static_cast<int>(k);
+  return std::nullopt;
+}
+
+std::optional<int> ArrayJob::shard_at(int index) const {
+  for (int shard : shards)
+    if (index_of(shard) == index) return shard;
   return std::nullopt;
 }
 
@@ -70,6 +81,8 @@ SlurmRun::SlurmRun(std::filesystem::path dir, nlohmann::ordered_json document)
       sub.settings = JobSettings::from_json(s.value("settings", nlohmann::json::object()));
       sub.collect_job_id = get_or<std::string>(s, "collect_job_id", "");
       sub.collect_script = get_or<std::string>(s, "collect_script", "");
+      sub.cancelled = get_or<std::string>(s, "cancelled", "");
+      sub.cancelled_shards = get_or<std::vector<int>>(s, "cancelled_shards", {});
       for (const auto& a : s.value("arrays", nlohmann::json::array()))
         sub.arrays.push_back(
             {get_or<std::string>(a, "job_id", ""), get_or<std::string>(a, "array", ""),
@@ -121,6 +134,10 @@ void SlurmRun::save() {
                     {"arrays", arrays},
                     {"collect_job_id", s.collect_job_id},
                     {"collect_script", s.collect_script}});
+    if (!s.cancelled.empty()) {
+      list.back()["cancelled"] = s.cancelled;
+      list.back()["cancelled_shards"] = s.cancelled_shards;
+    }
   }
   doc_["slurm"]["submissions"] = list;
   write_file_atomically(dir_ / "manifest.json", doc_.dump(2) + "\n");

@@ -12,9 +12,11 @@ namespace runner::slurm {
 // first submission (on --resume), then the command line, each overriding the one before.
 struct JobSettings {
   std::string partition, account, qos, time, gres, constraint, job_name;
+  std::string mem, exclude;        // --mem and --exclude; "" for none
   int cpus = 0;                    // cores per shard (= OMP_NUM_THREADS)
   int throttle = 0;                // at most this many shards at once (%P); 0: no limit
   std::vector<std::string> extra;  // further sbatch options, one #SBATCH line each
+  std::vector<std::string> setup;  // shell lines before the runner starts (slurm.setup), verbatim
 
   nlohmann::ordered_json to_json() const;
   static JobSettings from_json(const nlohmann::json& j);
@@ -31,6 +33,8 @@ struct ArrayJob {
 
   // Array index that runs `shard` in this array, if any.
   std::optional<int> index_of(int shard) const;
+  // The shard array index `index` runs, if any.
+  std::optional<int> shard_at(int index) const;
 };
 
 // One `runner submit` (the first) or `runner submit --resume` (the next ones).
@@ -41,6 +45,10 @@ struct Submission {
   JobSettings settings;
   std::vector<ArrayJob> arrays;
   std::string collect_job_id, collect_script;
+  // `runner cancel`: when it cancelled jobs of this submission ("" if never), and the shards
+  // whose element was still pending or running then (the ones status calls cancelled).
+  std::string cancelled;
+  std::vector<int> cancelled_shards;
 };
 
 // A point of the matrix and the shard that runs it.

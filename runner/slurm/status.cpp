@@ -43,8 +43,9 @@ int status_run(const std::filesystem::path& dir) {
                           c->state == "PENDING" ? " (" + c->reason + ")" : " exit " + c->exit_code)
             : "(no longer known to Slurm)");
     }
-    fmt::print("submission {} ({}{}): array {}; {}\n", s + 1, sub.submitted,
-               sub.resume ? ", resume" : "", fmt::join(arrays, ", "), collect);
+    fmt::print("submission {} ({}{}): array {}; {}{}\n", s + 1, sub.submitted,
+               sub.resume ? ", resume" : "", fmt::join(arrays, ", "), collect,
+               sub.cancelled.empty() ? "" : "; cancelled by runner cancel at " + sub.cancelled);
   }
 
   fmt::print("\n{:<6} {:<14} {:<12} {:<18} {:>9} {:>6} {:>7} {:>6} {:>8}  {}\n", "shard", "state",
@@ -59,7 +60,8 @@ int status_run(const std::filesystem::path& dir) {
       if (const auto it = s.find(element->index); it != s.end()) job = it->second;
     }
     const auto exit = element ? read_shard_exit(run.dir(), element->tag()) : std::nullopt;
-    const ShardStatus st = classify_shard(t, element, job, exit);
+    const ShardStatus st =
+        classify_shard(t, element, job, exit, cancelled_at(run, element, t.shard));
     ++by_state[st.state];
     recorded += t.recorded();
     ok += t.ok;

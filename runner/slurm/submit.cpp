@@ -27,6 +27,7 @@
 #include "runner/slurm/slurm_run.hpp"
 #include "runner/spec/config.hpp"
 #include "runner/spec/matrix.hpp"
+#include "runner/spec/slurm_values.hpp"
 
 namespace runner::slurm {
 
@@ -58,6 +59,8 @@ JobSettings override_with(JobSettings s, const SubmitArguments& a) {
   if (a.time) s.time = *a.time;
   if (a.gres) s.gres = *a.gres == "none" ? "" : *a.gres;
   if (a.constraint) s.constraint = *a.constraint;
+  if (a.mem) s.mem = *a.mem == "none" ? "" : *a.mem;
+  if (a.exclude) s.exclude = *a.exclude == "none" ? "" : *a.exclude;
   if (a.job_name) s.job_name = *a.job_name;
   if (a.cpus) s.cpus = *a.cpus;
   if (a.throttle) s.throttle = *a.throttle;
@@ -83,6 +86,9 @@ JobSettings first_settings(const ExperimentSpec& spec, const std::vector<Point>&
     s.cpus = spec.slurm->cpus;
     s.throttle = spec.slurm->throttle;
     s.extra = spec.slurm->extra;
+    s.mem = spec.slurm->mem;
+    s.exclude = spec.slurm->exclude;
+    s.setup = spec.slurm->setup;
   }
   const bool gres_given = a.gres || (spec.slurm && !spec.slurm->gres.empty());
   s = override_with(s, a);
@@ -115,6 +121,12 @@ void check_arguments(const SubmitArguments& a) {
   if (a.throttle && *a.throttle < 0)
     throw std::invalid_argument(
         fmt::format("--throttle must be positive (0: no limit), got {}", *a.throttle));
+  if (a.mem && *a.mem != "none")
+    if (const auto why = memory_size_problem(*a.mem))
+      throw std::invalid_argument(fmt::format("--mem {}; --mem none for no line", *why));
+  if (a.exclude && *a.exclude != "none")
+    if (const auto why = hostlist_problem(*a.exclude))
+      throw std::invalid_argument(fmt::format("--exclude {}; --exclude none for no line", *why));
 }
 
 void check_settings(const JobSettings& s) {
@@ -124,8 +136,19 @@ void check_settings(const JobSettings& s) {
                                     {s.time, "time"},
                                     {s.gres, "gres"},
                                     {s.constraint, "constraint"},
+                                    {s.mem, "mem"},
+                                    {s.exclude, "exclude"},
                                     {s.job_name, "job name"}})
     require_plain_value(value, what);
+  // Checked again here: a resume takes them from the manifest, which may have been edited.
+  if (!s.mem.empty())
+    if (const auto why = memory_size_problem(s.mem)) throw std::invalid_argument("mem " + *why);
+  if (!s.exclude.empty())
+    if (const auto why = hostlist_problem(s.exclude))
+      throw std::invalid_argument("exclude " + *why);
+  for (const auto& line : s.setup)
+    if (const auto why = setup_line_problem(line))
+      throw std::invalid_argument(fmt::format("setup line '{}' {}", line, *why));
   if (s.cpus < 1)
     throw std::invalid_argument(fmt::format("--cpus must be at least 1, got {}", s.cpus));
   if (s.throttle < 0)
@@ -142,6 +165,16 @@ std::string read_template(const std::string& name) {
                     "shard.sbatch and collect.sbatch)",
                     file.string()));
   return read_text(file);
+}
+
+// Refuses a template that lacks {{field}} while the setting it renders is given.
+void require_field(const std::string& text, const std::string& field, bool given,
+                   const std::string& name) {
+  if (given && text.find("{{" + field + "}}") == std::string::npos)
+    throw std::invalid_argument(fmt::format(
+        "{}: the template has no {{{{{}}}}} field, so the setting would be ignored: add the "
+        "field (jobs/README.md) or drop the setting",
+        (jobs_dir() / name).string(), field));
 }
 
 struct RenderedSubmission {
@@ -163,10 +196,20 @@ RenderedSubmission render(const SlurmRun& run, Submission sub, bool force_mix,
       {"partition_line", sbatch_line("--partition", s.partition)},
       {"account_line", sbatch_line("--account", s.account)},
       {"qos_line", sbatch_line("--qos", s.qos)},
+      {"exclude_line", sbatch_line("--exclude", s.exclude)},
       {"extra_lines", sbatch_extra_lines(s.extra)},
+      {"setup_lines", setup_lines(s.setup)},
   };
   const std::string shard_template = read_template("shard.sbatch");
   const std::string collect_template = read_template("collect.sbatch");
+  // A site's own copy of jobs/ from before these fields would drop the settings without a word.
+  for (const auto& [field, given] : {std::pair{"mem_line", !s.mem.empty()},
+                                     {"exclude_line", !s.exclude.empty()},
+                                     {"setup_lines", !s.setup.empty()}}) {
+    require_field(shard_template, field, given, "shard.sbatch");
+    if (std::string_view(field) != "mem_line")
+      require_field(collect_template, field, given, "collect.sbatch");
+  }
 
   RenderedSubmission out;
   for (const auto& a : sub.arrays) {
@@ -182,6 +225,7 @@ RenderedSubmission render(const SlurmRun& run, Submission sub, bool force_mix,
     fields["shard_map"] = a.shard_map.empty() ? "" : (run.dir() / a.shard_map).string();
     fields["gres_line"] = sbatch_line("--gres", s.gres);
     fields["constraint_line"] = sbatch_line("--constraint", s.constraint);
+    fields["mem_line"] = sbatch_line("--mem", s.mem);
     out.files.emplace_back(run.dir() / a.script,
                            render_template(shard_template, fields, "jobs/shard.sbatch"));
     if (!a.shard_map.empty()) {
@@ -438,10 +482,13 @@ int submit_run(const SubmitArguments& args) {
 
   write_file_atomically(run.config_copy(), spec.text);
   write_files(rendered);
-  fmt::print("{}: {} points in {} shards; each shard: {} cpus{}, time {}{}\n", spec.experiment,
-             points.size(), tasks, settings.cpus,
-             settings.gres.empty() ? "" : ", gres " + settings.gres, settings.time,
-             settings.partition.empty() ? "" : ", partition " + settings.partition);
+  fmt::print("{}: {} points in {} shards; each shard: {} cpus{}{}, time {}{}{}{}\n",
+             spec.experiment, points.size(), tasks, settings.cpus,
+             settings.gres.empty() ? "" : ", gres " + settings.gres,
+             settings.mem.empty() ? "" : ", mem " + settings.mem, settings.time,
+             settings.partition.empty() ? "" : ", partition " + settings.partition,
+             settings.exclude.empty() ? "" : ", excluding " + settings.exclude,
+             settings.setup.empty() ? "" : fmt::format(", {} setup lines", settings.setup.size()));
   run.submissions().push_back(rendered.submission);
   if (args.dry_run) {
     print_plan(run, run.submissions().back(), true);

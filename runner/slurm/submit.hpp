@@ -13,6 +13,7 @@ struct SubmitArguments {
   std::string out;         // --out DIR
   std::optional<int> tasks, cpus, throttle;
   std::optional<std::string> partition, account, qos, time, gres, constraint, job_name;
+  std::optional<std::string> mem, exclude;  // "none": no line (drops the YAML's or a resume's)
   std::vector<std::string> sbatch_options;  // after "--": one #SBATCH line each
   bool dry_run = false;                     // render and print, submit nothing
   bool force_mix = false;                   // --resume with another build of the runner

@@ -14,6 +14,7 @@
 #include "runner/spec/axes.hpp"
 #include "runner/spec/config_error.hpp"
 #include "runner/spec/did_you_mean.hpp"
+#include "runner/spec/slurm_values.hpp"
 #include "runner/spec/yaml_reader.hpp"
 
 namespace runner {
@@ -219,10 +220,39 @@ class ConfigParser : public YamlReader {
                         hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
   }
 
+  // A scalar that `problem` (runner/spec/slurm_values.hpp) accepts, or a located error saying why.
+  std::string checked(const YAML::Node& n, std::string_view what,
+                      std::optional<std::string> (*problem)(std::string_view)) const {
+    std::string value = scalar(n, what);
+    if (const auto why = problem(value)) fail(n, fmt::format("{}: {}", what, *why));
+    return value;
+  }
+
+  // `setup:` is a list of shell lines. A lone string is refused rather than taken as one line:
+  // the list is the form that keeps several commands apart. A line YAML reads as a mapping
+  // (`- echo a: b`) says to quote it.
+  std::vector<std::string> setup_lines(const YAML::Node& n) const {
+    if (!n.IsSequence())
+      fail(n, "slurm.setup must be a list of shell lines, e.g. [\"module load cuda/12.4\"]");
+    std::vector<std::string> lines;
+    for (std::size_t i = 0; i < n.size(); ++i) {
+      const YAML::Node item = n[i];
+      if (!item.IsScalar())
+        fail(item, fmt::format(
+                       "slurm.setup[{}] must be one line of text{}", i,
+                       item.IsMap() ? " (YAML read it as a mapping: put the line in quotes)" : ""));
+      if (const auto why = setup_line_problem(item.Scalar()))
+        fail(item, fmt::format("slurm.setup[{}] {}", i, *why));
+      lines.push_back(item.Scalar());
+    }
+    return lines;
+  }
+
   SlurmSpec slurm(const YAML::Node& n) {
     SlurmSpec s;
-    const std::vector<std::string> known = {"partition", "account", "qos",  "time",    "gres",
-                                            "constraint", "cpus",   "throttle", "extra"};
+    const std::vector<std::string> known = {"partition", "account",    "qos",     "time",
+                                            "gres",      "constraint", "cpus",    "throttle",
+                                            "extra",     "mem",        "exclude", "setup"};
     for_each_key(n, "slurm", [&](const std::string& key, const YAML::Node& k, const YAML::Node& v) {
       if (key == "partition") s.partition = scalar(v, "slurm.partition");
       else if (key == "account") s.account = scalar(v, "slurm.account");
@@ -230,6 +260,9 @@ class ConfigParser : public YamlReader {
       else if (key == "time") s.time = scalar(v, "slurm.time");
       else if (key == "gres") s.gres = scalar(v, "slurm.gres");
       else if (key == "constraint") s.constraint = scalar(v, "slurm.constraint");
+      else if (key == "mem") s.mem = checked(v, "slurm.mem", memory_size_problem);
+      else if (key == "exclude") s.exclude = checked(v, "slurm.exclude", hostlist_problem);
+      else if (key == "setup") s.setup = setup_lines(v);
       else if (key == "cpus") s.cpus = static_cast<int>(integer_in(v, "slurm.cpus", 1, kMaxThreads));
       else if (key == "throttle") s.throttle = static_cast<int>(integer_in(v, "slurm.throttle", 1, 1000000));
       else if (key == "extra") {

@@ -42,9 +42,14 @@ struct BaselineSpec {
 // `slurm:` — defaults for `runner submit`.
 struct SlurmSpec {
   std::string partition, account, qos, time, gres, constraint;
+  std::string mem;      // --mem (runner/spec/slurm_values.hpp checks it); "" for none
+  std::string exclude;  // --exclude, a Slurm hostlist; "" for none
   int cpus = 0;       // 0: the largest thread count of the CPU points
   int throttle = 0;   // array throttle %P; 0: none
   std::vector<std::string> extra;  // further sbatch options, verbatim
+  // Shell lines run before the runner starts (module loads, a venv): verbatim, in order, in the
+  // shard and collect scripts, which start the same runner executable.
+  std::vector<std::string> setup;
 };
 
 struct ExperimentSpec {

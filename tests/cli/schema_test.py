@@ -82,6 +82,9 @@ slurm:
   cpus: 16
   throttle: 4
   extra: ["--exclusive"]
+  mem: 16G
+  exclude: node[01-03],gpu7
+  setup: ["module load cuda/12.4", "source ~/venv/bin/activate"]
 """
 
 

@@ -48,6 +48,11 @@
 #                          waits for it (with 2 and cred_expire=5 it started
 #                          6 s after `scontrol requeue`, with the defaults
 #                          2-3 minutes)
+#   CLUSTER_GHOST_NODES    a hostlist (e.g. "ghost[01-02]") of nodes that are
+#                          defined but never start (State=FUTURE, in no
+#                          partition): names `sbatch --exclude` accepts
+#                          (it refuses unknown ones, and excluding the one
+#                          real node leaves a job nowhere to run)
 #   CLUSTER_DEBUG          SlurmctldDebug/SlurmdDebug level (info)
 #   CLUSTER_NO_INSTALL=1   never call apt-get, fail instead
 
@@ -60,6 +65,7 @@ MAX_ARRAY_SIZE=${CLUSTER_MAX_ARRAY_SIZE:-1001}
 MAX_ARRAY_TASKS=${CLUSTER_MAX_ARRAY_TASKS:-}
 CRED_EXPIRE=${CLUSTER_CRED_EXPIRE:-}
 SCHED_INTERVAL=${CLUSTER_SCHED_INTERVAL:-}
+GHOST_NODES=${CLUSTER_GHOST_NODES:-}
 DEBUG_LEVEL=${CLUSTER_DEBUG:-info}
 PARTITION=debug
 
@@ -349,6 +355,7 @@ MessageTimeout=10
 MailProg=/bin/true
 
 $node_line NodeAddr=127.0.0.1 State=UNKNOWN
+${GHOST_NODES:+NodeName=$GHOST_NODES NodeAddr=127.0.0.1 CPUs=1 State=FUTURE}
 PartitionName=$PARTITION Nodes=$host Default=YES MaxTime=INFINITE State=UP
 EOF
 

@@ -9,12 +9,14 @@
 #include <filesystem>
 #include <fstream>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "runner/run/resume.hpp"
 
 #include "runner/slurm/array_indices.hpp"
 #include "runner/slurm/array_plan.hpp"
+#include "runner/slurm/cancel.hpp"
 #include "runner/slurm/sbatch_template.hpp"
 #include "runner/slurm/shard_exit.hpp"
 #include "runner/slurm/shard_identity.hpp"
@@ -63,6 +65,14 @@ TEST(SbatchTemplate, ExtraLinesJoinOptionValues) {
   EXPECT_THROW(sbatch_extra_lines({"--comment=a\nb"}), std::invalid_argument);
   EXPECT_EQ(sbatch_line("--partition", "gpu"), "#SBATCH --partition=gpu");
   EXPECT_EQ(sbatch_line("--partition", ""), "");
+}
+
+TEST(SbatchTemplate, SetupLinesAreVerbatimAndInOrder) {
+  EXPECT_EQ(setup_lines({}), "");
+  EXPECT_EQ(setup_lines({"module load cuda/12.4", "", "echo \"$HOME\" 'a: b' %j # x"}),
+            "module load cuda/12.4\n\necho \"$HOME\" 'a: b' %j # x");
+  EXPECT_THROW(setup_lines({"a\nb"}), std::invalid_argument);
+  EXPECT_THROW(setup_lines({std::string("a\0b", 3)}), std::invalid_argument);
 }
 
 TEST(SbatchTemplate, RefusesPathsTheScriptsCannotHold) {
@@ -319,6 +329,58 @@ TEST_F(RunDirectory, SubmissionsRoundTripAndFindTheLatestElement) {
   EXPECT_THROW(SlurmRun::load(dir_ / "shards"), std::runtime_error);
 }
 
+TEST_F(RunDirectory, NewSettingsAndCancellationsRoundTrip) {
+  SlurmRun run = plan();
+  Submission first;
+  first.settings.mem = "16G";
+  first.settings.exclude = "node[01-03],gpu7";
+  first.settings.setup = {"module load cuda/12.4", "source ~/venv/bin/activate"};
+  first.arrays = {{"100", "0-2", {0, 1, 2}, "", "slurm/shard.sbatch"}};
+  first.collect_job_id = "101";
+  first.cancelled = "2026-01-01T00:00:00Z";
+  first.cancelled_shards = {1, 2};
+  run.submissions().push_back(first);
+  run.save();
+  const SlurmRun loaded = SlurmRun::load(dir_);
+  const Submission& s = loaded.submissions().at(0);
+  EXPECT_EQ(s.settings.mem, "16G");
+  EXPECT_EQ(s.settings.exclude, "node[01-03],gpu7");
+  EXPECT_EQ(s.settings.setup, first.settings.setup);
+  EXPECT_EQ(s.cancelled, "2026-01-01T00:00:00Z");
+  EXPECT_EQ(s.cancelled_shards, (std::vector<int>{1, 2}));
+  // Shard 0 ended before the cancel: not cancelled; 1 and 2 were queued or running.
+  EXPECT_EQ(cancelled_at(loaded, loaded.latest_element(0), 0), std::nullopt);
+  EXPECT_EQ(cancelled_at(loaded, loaded.latest_element(1), 1), "2026-01-01T00:00:00Z");
+  // Settings of earlier releases have none of the new keys.
+  EXPECT_EQ(JobSettings::from_json({{"time", "01:00:00"}}).setup, std::vector<std::string>{});
+}
+
+TEST_F(RunDirectory, CancelTargetsEveryJobOfEverySubmissionCollectJobsFirst) {
+  SlurmRun run = plan();
+  Submission first;
+  first.arrays = {{"100", "0-1", {0, 1}, "", "slurm/shard.sbatch"},
+                  {"102", "2", {2}, "", "slurm/shard.part1.sbatch"}};
+  first.collect_job_id = "103";
+  run.submissions().push_back(first);
+  Submission broken;  // sbatch refused the collect job of this one
+  broken.resume = true;
+  broken.arrays = {{"200", "1", {1}, "", "slurm/shard.resume1.sbatch"}};
+  run.submissions().push_back(broken);
+  Submission again;
+  again.resume = true;
+  again.arrays = {{"300", "0", {2}, "slurm/shard_map.resume2.txt", "slurm/shard.resume2.sbatch"}};
+  again.collect_job_id = "301";
+  run.submissions().push_back(again);
+  std::vector<std::string> ids;
+  for (const auto& t : cancel_targets(run))
+    ids.push_back(fmt::format("{}{}@{}", t.collect ? "c" : "a", t.job_id, t.submission));
+  EXPECT_EQ(ids,
+            (std::vector<std::string>{"c103@0", "c301@2", "a100@0", "a102@0", "a200@1", "a300@2"}));
+  EXPECT_EQ(run.submissions()[2].arrays[0].shard_at(0), 2);  // through its map
+  EXPECT_EQ(run.submissions()[0].arrays[1].shard_at(2), 2);
+  EXPECT_EQ(run.submissions()[0].arrays[1].shard_at(0), std::nullopt);
+}
+
 TEST_F(RunDirectory, PlansOfEarlierReleasesGetTheirIdsNormalised) {
   nlohmann::ordered_json doc;
   doc["points"] = {{{"point_id", "0123456789abcdef"}, {"key", "k"}, {"shard", 0}}};
@@ -459,6 +521,37 @@ TEST(ShardState, RequeuedElementsAreToldApartFromTheirEarlierAttempts) {
   st = classify_shard(complete, w.element, w.job("COMPLETED", 1), w.exited(0, 1));
   EXPECT_EQ(st.state, "done");
   EXPECT_EQ(st.note, "requeued 1x, attempt 2");
+}
+
+TEST(ShardState, ShardsStoppedByRunnerCancelAreCancelledNotKilledOrMissing) {
+  const ShardWitnesses w;
+  const std::optional<std::string> at = "2026-01-01T00:00:00Z";
+  // Running when cancelled: drained (CANCELLED 143), or killed outright (a start line only).
+  auto st = classify_shard(w.tally, w.element, w.job("CANCELLED"), w.exited(143, 0, true), at);
+  EXPECT_EQ(st.state, "cancelled");
+  EXPECT_EQ(st.note,
+            "runner cancel at 2026-01-01T00:00:00Z, drained, 3 records kept: resume to "
+            "finish");
+  EXPECT_EQ(classify_shard(w.tally, w.element, w.job("CANCELLED"), w.started(0), at).state,
+            "cancelled");
+  // Pending when cancelled: Slurm forgets the element, no records.
+  ShardTally none = w.tally;
+  none.ok = 0;
+  none.missing = 12;
+  none.state = "";
+  st = classify_shard(none, w.element, std::nullopt, std::nullopt, at);
+  EXPECT_EQ(st.state, "cancelled");
+  EXPECT_NE(st.note.find("before its first record"), std::string::npos) << st.note;
+  EXPECT_EQ(classify_shard(none, w.element, std::nullopt, std::nullopt).state, "missing");
+  // Still on its way out, or done before the cancel reached it.
+  EXPECT_EQ(classify_shard(w.tally, w.element, w.job("RUNNING"), std::nullopt, at).state,
+            "running");
+  ShardTally complete = w.tally;
+  complete.ok = 12;
+  complete.missing = 0;
+  EXPECT_EQ(classify_shard(complete, w.element, w.job("CANCELLED"), w.exited(0), at).state, "done");
+  EXPECT_EQ(missing_reason(w.tally, w.element, w.exited(143, 0, true), at),
+            "cancelled: runner cancel at 2026-01-01T00:00:00Z, drained, 3 records kept");
 }
 
 TEST(ShardState, CollectReadsTheLatestAttemptFromFilesAlone) {

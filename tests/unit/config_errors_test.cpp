@@ -127,6 +127,31 @@ const BadConfig kBadConfigs[] = {
      "test.yaml:3:15: slurm.cpus must be in [1, 4096], got 0"},
     {"SlurmExtraAMapping", HEAD "slurm: {extra: {a: b}}\nsweeps:\n  - size: 8\n",
      "test.yaml:3:16: slurm.extra must be a list of sbatch options"},
+    {"SlurmSetupNotAList", HEAD "slurm: {setup: module load cuda}\nsweeps:\n  - size: 8\n",
+     "test.yaml:3:16: slurm.setup must be a list of shell lines, e.g. [\"module load "
+     "cuda/12.4\"]"},
+    {"SlurmSetupLineAMapping", HEAD "slurm:\n  setup:\n    - echo a: b\nsweeps:\n  - size: 8\n",
+     "test.yaml:5:7: slurm.setup[0] must be one line of text (YAML read it as a mapping: put the "
+     "line in quotes)"},
+    {"SlurmSetupLineAList", HEAD "slurm: {setup: [ok, [a, b]]}\nsweeps:\n  - size: 8\n",
+     "test.yaml:3:21: slurm.setup[1] must be one line of text"},
+    {"SlurmSetupLineWithANewline",
+     HEAD "slurm: {setup: [\"module load a\\nmodule load b\"]}\nsweeps:\n  - size: 8\n",
+     "test.yaml:3:17: slurm.setup[0] holds a line break: give each command as its own entry of "
+     "the list (a YAML block scalar | or > adds line breaks)"},
+    {"SlurmSetupBlockScalar",
+     HEAD "slurm:\n  setup:\n    - ok\n    - |\n      module load a\n      module load b\n"
+          "sweeps:\n  - size: 8\n",
+     "test.yaml:6:7: slurm.setup[1] holds a line break: give each command as its own entry of "
+     "the list (a YAML block scalar | or > adds line breaks)"},
+    {"SlurmSetupLineWithANul", HEAD "slurm: {setup: [\"module\\0load\"]}\nsweeps:\n  - size: 8\n",
+     "test.yaml:3:17: slurm.setup[0] holds a NUL byte: a setup line is one line of shell text"},
+    {"SlurmMemInGibibytes", HEAD "slurm: {mem: 16GiB}\nsweeps:\n  - size: 8\n",
+     "test.yaml:3:14: slurm.mem: '16GiB' is not a memory size: a whole number of megabytes, or "
+     "with a unit K, M, G or T (16G, 4000M, 0 for all of the node's memory)"},
+    {"SlurmExcludeNotAHostlist", HEAD "slurm: {exclude: \"node[01-03,\"}\nsweeps:\n  - size: 8\n",
+     "test.yaml:3:18: slurm.exclude: 'node[01-03,' is not a Slurm hostlist (a '[' without its "
+     "']'): node names and ranges separated by commas, e.g. node[01-03],gpu7"},
     {"BaselineWithoutVariant", HEAD "baseline: {threads: 1}\nsweeps:\n  - size: 8\n",
      "test.yaml:3:11: baseline needs a variant, e.g. baseline: {variant: omp_serial}"},
     {"BaselineNamesAKernel",

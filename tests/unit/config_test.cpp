@@ -65,6 +65,12 @@ slurm:
   cpus: 16
   throttle: 4
   extra: ["--exclusive", "--mem=0"]
+  mem: 16G
+  exclude: node[01-03],gpu7
+  setup:
+    - module load cuda/12.4
+    - source ~/venv/bin/activate
+    - 'echo "a: b" $HOME'
 )";
   const ExperimentSpec spec = parse(text);
   EXPECT_EQ(spec.experiment, "full_example");
@@ -123,6 +129,11 @@ slurm:
   EXPECT_EQ(spec.slurm->cpus, 16);
   EXPECT_EQ(spec.slurm->throttle, 4);
   EXPECT_EQ(spec.slurm->extra, (std::vector<std::string>{"--exclusive", "--mem=0"}));
+  EXPECT_EQ(spec.slurm->mem, "16G");
+  EXPECT_EQ(spec.slurm->exclude, "node[01-03],gpu7");
+  EXPECT_EQ(spec.slurm->setup,
+            (std::vector<std::string>{"module load cuda/12.4", "source ~/venv/bin/activate",
+                                      "echo \"a: b\" $HOME"}));
 
   // The manifest keeps the config as read, values as their text.
   EXPECT_EQ(spec.as_json["experiment"], "full_example");
