@@ -61,7 +61,8 @@ BlockShape parse_block(const YamlReader& read, const YAML::Node& n) {
     // "32x8", or a single number (a 1-D block)
     const std::string s = n.Scalar();
     const auto x = s.find('x');
-    if (x == std::string::npos) {
+    // "64" in quotes is the text form of a 1-D block, as "64x1" is (the schema agrees).
+    if (x == std::string::npos && !YamlReader::quoted(n)) {
       b.x = static_cast<int>(read.integer_in(n, "block", 1, kMaxBlockSide));
       return b;
     }
@@ -73,7 +74,7 @@ BlockShape parse_block(const YamlReader& read, const YAML::Node& n) {
       return v;
     };
     b.x = side(std::string_view(s).substr(0, x));
-    b.y = side(std::string_view(s).substr(x + 1));
+    if (x != std::string::npos) b.y = side(std::string_view(s).substr(x + 1));
     return b;
   }
   read.fail(n, "block must be [x, y]");
@@ -196,8 +197,10 @@ std::vector<AxisDescriptor> make_table() {
     return parse_block(read, n);
   };
   // [32, 8] is one block; [[32, 8], [16, 16]] and ["32x8", "16x16"] are lists of blocks.
+  // A quoted first item is text, a block of its own ("64" is 64x1), as the schema reads it.
   block.sequence_is_one_value = [](const YAML::Node& n) {
-    return n.size() > 0 && n[0].IsScalar() && n[0].Scalar().find('x') == std::string::npos;
+    return n.size() > 0 && n[0].IsScalar() && !YamlReader::quoted(n[0]) &&
+           n[0].Scalar().find('x') == std::string::npos;
   };
   block.builtin_default = [] { return AxisValue(BlockShape{16, 16}); };
   typed_storage<BlockShape, BlockShape>(block, &Point::block);

@@ -133,6 +133,15 @@ const BadConfig kBadConfigs[] = {
      HEAD "baseline: {variant: omp_serial, kernel: gemm}\nsweeps:\n  - size: 8\n",
      "test.yaml:3:33: baseline cannot name a kernel: it applies to each kernel of the config"},
 
+    {"ThreadsQuoted", HEAD "sweeps:\n  - threads: \"4\"\n",
+     "test.yaml:4:14: threads must be an integer, got the text \"4\" (write numbers without "
+     "quotes)"},
+    {"TimeoutQuoted", HEAD "timeout_s: '60'\nsweeps:\n  - size: 8\n",
+     "test.yaml:3:12: timeout_s must be a number, got the text \"60\" (write numbers without "
+     "quotes)"},
+    {"PrintOneIsNotABoolean", "experiment: e\nkernel: hello\nsweeps:\n  - print: 1\n",
+     "test.yaml:4:12: print must be true or false, got '1'"},
+
     {"DuplicateTopLevelKey", HEAD "sweeps:\n  - size: 8\nkernel: gemm\n",
      "test.yaml:5:1: duplicate key 'kernel' in the config"},
     {"DuplicateAxisInSweep", HEAD "sweeps:\n  - size: 8\n    size: 16\n",
