@@ -18,6 +18,7 @@ namespace {
 constexpr std::int64_t kMaxExtent = std::int64_t{1} << 40;
 constexpr std::int64_t kMaxThreads = 4096;
 constexpr int kMaxBlockSide = 1 << 20;
+constexpr IntegerDomain kExtents{1, kMaxExtent};
 
 int default_threads() {
   const unsigned n = std::thread::hardware_concurrency();
@@ -26,7 +27,8 @@ int default_threads() {
 
 ProblemSize parse_size(const YamlReader& read, const YAML::Node& n) {
   if (n.IsScalar()) {
-    const std::int64_t v = read.integer_in(n, "size", 1, kMaxExtent);
+    const std::int64_t v = read.integer(n, "size");
+    if (const auto why = kExtents.problem("size", v)) read.fail(n, *why);
     return {v, v, v};
   }
   if (n.IsMap()) {
@@ -96,14 +98,18 @@ void typed_storage(AxisDescriptor& d, std::optional<Field> Point::*field) {
 }
 
 // An integer axis stored as one integer column of the same name.
-AxisDescriptor integer_axis(Axis axis, std::string_view name, auto Point::*field, std::int64_t lo,
-                            std::int64_t hi, std::int64_t fallback, int key_rank) {
+AxisDescriptor integer_axis(Axis axis, std::string_view name, auto Point::*field,
+                            IntegerDomain domain, std::int64_t fallback, int key_rank) {
   AxisDescriptor d;
   d.axis = axis;
   d.name = name;
-  d.parse = [name, lo, hi](const YamlReader& read, const YAML::Node& n) -> AxisValue {
-    return read.integer_in(n, name, lo, hi);
+  d.integers = domain;
+  d.parse = [name, domain](const YamlReader& read, const YAML::Node& n) -> AxisValue {
+    const std::int64_t v = read.integer(n, name);
+    if (const auto why = domain.problem(name, v)) read.fail(n, *why);
+    return v;
   };
+  d.from_integer = [](std::int64_t v) { return AxisValue(v); };
   d.builtin_default = [fallback] { return AxisValue(fallback); };
   using Field = typename std::remove_reference_t<decltype(Point{}.*field)>::value_type;
   typed_storage<Field, std::int64_t>(d, field);
@@ -156,6 +162,9 @@ std::vector<AxisDescriptor> make_table() {
   size.parse = [](const YamlReader& read, const YAML::Node& n) -> AxisValue {
     return parse_size(read, n);
   };
+  size.integers = kExtents;
+  size.from_integer = [](std::int64_t v) { return AxisValue(ProblemSize{v, v, v}); };
+  size.value_keys = {"m", "n", "k"};
   typed_storage<ProblemSize, ProblemSize>(size, &Point::size);
   // 2-D problems have no k: a size written with one (or a square N) matches on m and n.
   size.matches = [](const Point& p, const AxisValue& v) {
@@ -211,20 +220,18 @@ std::vector<AxisDescriptor> make_table() {
   };
   t.push_back(block);
 
-  t.push_back(integer_axis(Axis::threads, "threads", &Point::threads, 1, kMaxThreads,
-                           default_threads(), 5));
+  AxisDescriptor threads = integer_axis(Axis::threads, "threads", &Point::threads, {1, kMaxThreads},
+                                        default_threads(), 5);
+  t.push_back(threads);
 
-  AxisDescriptor kernel_size =
-      integer_axis(Axis::kernel_size, "kernel_size", &Point::kernel_size, 1, 31, 3, 2);
-  kernel_size.parse = [](const YamlReader& read, const YAML::Node& n) -> AxisValue {
-    const std::int64_t k = read.integer_in(n, "kernel_size", 1, 31);
-    if (k % 2 == 0) read.fail(n, fmt::format("kernel_size must be odd, got {}", k));
-    return k;
-  };
+  AxisDescriptor kernel_size = integer_axis(Axis::kernel_size, "kernel_size", &Point::kernel_size,
+                                            {1, 31, /*odd=*/true}, 3, 2);
   kernel_size.defines_problem = true;
   t.push_back(kernel_size);
 
-  t.push_back(integer_axis(Axis::grid, "grid", &Point::grid, 0, std::int64_t{1} << 31, 0, 4));
+  AxisDescriptor grid =
+      integer_axis(Axis::grid, "grid", &Point::grid, {0, std::int64_t{1} << 31}, 0, 4);
+  t.push_back(grid);
 
   AxisDescriptor print;
   print.axis = Axis::print;

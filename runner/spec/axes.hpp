@@ -16,6 +16,7 @@
 #include "runner/api/axis.hpp"
 #include "runner/api/dtype.hpp"
 #include "runner/api/point.hpp"
+#include "runner/spec/integer_range.hpp"
 #include "runner/spec/yaml_reader.hpp"
 
 namespace runner {
@@ -40,6 +41,13 @@ struct AxisDescriptor {
   // Whether a sequence is one value rather than a list of values ([32, 8] is one block); unset:
   // a sequence is always a list.
   std::function<bool(const YAML::Node&)> sequence_is_one_value;
+  // Axes whose values are integers, or are written as one (size: N is N×N×N), take ranges
+  // ({pow2: [lo, hi]}, {range: [start, stop, step]}, runner/spec/integer_range.hpp): the integers
+  // they take, and the value an integer stands for. Unset: the axis takes no ranges.
+  std::optional<IntegerDomain> integers;
+  std::function<AxisValue(std::int64_t)> from_integer;
+  // The keys of a mapping that is one value (size: m, n, k); any other mapping is a range.
+  std::vector<std::string_view> value_keys;
   // The value of a point when neither its sweep nor the top level gives one; unset: required.
   std::function<AxisValue()> builtin_default;
   // The point's value: set it, read it (nullopt: the point does not have the axis).

@@ -14,6 +14,7 @@
 #include "runner/spec/axes.hpp"
 #include "runner/spec/config_error.hpp"
 #include "runner/spec/did_you_mean.hpp"
+#include "runner/spec/integer_range.hpp"
 #include "runner/spec/yaml_reader.hpp"
 
 namespace runner {
@@ -153,6 +154,27 @@ class ConfigParser : public YamlReader {
     return LocatedValue{describe(axis).parse(*this, n), where(n)};
   }
 
+  // Whether `n` is written as a range of values ({pow2: ...}, {range: ...}) for this axis.
+  static bool range_of(Axis axis, const YAML::Node& n) {
+    return is_range(n, describe(axis).value_keys);
+  }
+
+  // One item of a list: a value, or a range, which stands for its values (each located at it).
+  void add_item(Axis axis, const YAML::Node& n, std::vector<LocatedValue>& out) const {
+    const AxisDescriptor& d = describe(axis);
+    if (!range_of(axis, n)) {
+      out.push_back(value(axis, n));
+      return;
+    }
+    if (!d.integers)
+      fail(n,
+           fmt::format("axis '{}' takes no ranges (ranges are for size, threads, kernel_size "
+                       "and grid){}",
+                       d.name, axis == Axis::block ? ": list the shapes, [[32, 8], [64, 4]]" : ""));
+    for (const std::int64_t v : expand_range(*this, n, d.name, *d.integers))
+      out.push_back(LocatedValue{d.from_integer(v), where(n)});
+  }
+
   Axis axis_of(const std::string& key, const YAML::Node& key_node, std::string_view where_text) {
     const auto a = parse_axis(key);
     if (a) return *a;
@@ -170,16 +192,17 @@ class ConfigParser : public YamlReader {
   }
 
   // A list of values for one axis. A scalar counts as a one-element list, and so does a sequence
-  // the axis reads as one value (a block written [x, y]).
+  // the axis reads as one value (a block written [x, y]); a range, alone or as an item of the
+  // list, counts as its values.
   std::vector<LocatedValue> values(Axis axis, const YAML::Node& n) {
     std::vector<LocatedValue> out;
     if (n.IsSequence() && !one_value(axis, n)) {
       if (n.size() == 0) fail(n, fmt::format("axis '{}' has an empty list of values", axis_name(axis)));
-      for (const auto& item : n) out.push_back(value(axis, item));
+      for (const auto& item : n) add_item(axis, item, out);
     } else if (n.IsNull()) {
       fail(n, fmt::format("axis '{}' has no values", axis_name(axis)));
     } else {
-      out.push_back(value(axis, n));
+      add_item(axis, n, out);
     }
     return out;
   }
@@ -329,6 +352,8 @@ class ConfigParser : public YamlReader {
             const Axis a = axis_of(bk, bkn, "baseline");
             if (a == Axis::variant) b.variant = scalar(bv, "baseline.variant");
             else if (a == Axis::kernel) fail(bkn, "baseline cannot name a kernel: it applies to each kernel of the config");
+            else if (range_of(a, bv))
+              fail(bv, fmt::format("baseline takes one value of '{}', not a range", bk));
             else b.fixed.emplace_back(a, value(a, bv));
           });
         }
@@ -349,6 +374,10 @@ class ConfigParser : public YamlReader {
       } else if (const auto axis = parse_axis(key)) {
         if (v.IsSequence() && !one_value(*axis, v))
           fail(v, fmt::format("top-level '{}' is a default and takes one value; put lists in sweeps", key));
+        if (range_of(*axis, v))
+          fail(v,
+               fmt::format("top-level '{}' is a default and takes one value; put ranges in sweeps",
+                           key));
         spec.defaults[*axis] = value(*axis, v);
       } else {
         unknown_key(k, key, "the config", known);
