@@ -13,6 +13,7 @@
 #include "runner/api/registry.hpp"
 #include "runner/spec/axes.hpp"
 #include "runner/spec/config_error.hpp"
+#include "runner/spec/config_keys.hpp"
 #include "runner/spec/did_you_mean.hpp"
 #include "runner/spec/integer_range.hpp"
 #include "runner/spec/yaml_reader.hpp"
@@ -28,15 +29,6 @@ constexpr std::size_t kMaxNodes = 100000;
 // A config is a few levels deep; an alias used inside its own anchor (`a: &a [*a]`) is a cycle
 // that a recursive walk would follow until the stack overflows.
 constexpr int kMaxDepth = 64;
-constexpr std::int64_t kMaxThreads = 4096;
-
-const std::vector<std::string> kTopLevelKeys = {"experiment", "description", "repeat",  "baseline",
-                                                "verify",     "timeout_s",   "sweeps",  "exclude",
-                                                "slurm",      "measure"};
-
-// An experiment name becomes a folder name (results/<experiment>/...) and part of Slurm job names:
-// well below a file system's 255 bytes, with room for what is appended to it.
-constexpr std::size_t kMaxExperimentName = 128;
 
 struct TextProblem {
   Location where;
@@ -218,17 +210,45 @@ class ConfigParser : public YamlReader {
     return s;
   }
 
+  // The numbers of the config take their bounds from runner/spec/config_keys.hpp, which the
+  // schema is generated from too.
+  static std::string qualified(std::string_view section, std::string_view name) {
+    return section.empty() ? std::string(name) : fmt::format("{}.{}", section, name);
+  }
+  std::int64_t integer_key_value(std::string_view section, std::string_view name,
+                                 const YAML::Node& v) const {
+    const IntegerKey* k = integer_key(section, name);
+    return integer_in(v, qualified(section, name), k->lo, k->hi);
+  }
+  double number_key_value(std::string_view section, std::string_view name,
+                          const YAML::Node& v) const {
+    const NumberKey* k = number_key(section, name);
+    return number(v, qualified(section, name), k->lo, k->hi);
+  }
+
   SamplingRule repeat(const YAML::Node& n) {
     SamplingRule r;
-    for_each_key(n, "repeat", [&](const std::string& key, const YAML::Node& k, const YAML::Node& v) {
-      if (key == "warmup") r.warmup = static_cast<int>(integer_in(v, "repeat.warmup", 0, 1000));
-      else if (key == "min_samples") r.min_samples = static_cast<int>(integer_in(v, "repeat.min_samples", 1, 1000000));
-      else if (key == "max_samples") r.max_samples = static_cast<int>(integer_in(v, "repeat.max_samples", 1, 1000000));
-      else if (key == "target_rsd") r.target_rsd = number(v, "repeat.target_rsd", 0.0, 1.0);
-      else if (key == "min_seconds") r.min_seconds = number(v, "repeat.min_seconds", 0.0, 86400.0);
-      else if (key == "max_seconds") r.max_seconds = number(v, "repeat.max_seconds", 0.0, 86400.0);
-      else unknown_key(k, key, "repeat", {"warmup", "min_samples", "max_samples", "target_rsd", "min_seconds", "max_seconds"});
-    });
+    for_each_key(n, "repeat",
+                 [&](const std::string& key, const YAML::Node& k, const YAML::Node& v) {
+                   const auto integer = [&] {
+                     return static_cast<int>(integer_key_value(kRepeatSection, key, v));
+                   };
+                   const auto real = [&] { return number_key_value(kRepeatSection, key, v); };
+                   if (key == "warmup")
+                     r.warmup = integer();
+                   else if (key == "min_samples")
+                     r.min_samples = integer();
+                   else if (key == "max_samples")
+                     r.max_samples = integer();
+                   else if (key == "target_rsd")
+                     r.target_rsd = real();
+                   else if (key == "min_seconds")
+                     r.min_seconds = real();
+                   else if (key == "max_seconds")
+                     r.max_seconds = real();
+                   else
+                     unknown_key(k, key, "repeat", section_keys(kRepeatSection));
+                 });
     if (r.max_samples < r.min_samples)
       fail(n, fmt::format("repeat.max_samples ({}) is below repeat.min_samples ({})", r.max_samples,
                           r.min_samples));
@@ -244,8 +264,7 @@ class ConfigParser : public YamlReader {
 
   SlurmSpec slurm(const YAML::Node& n) {
     SlurmSpec s;
-    const std::vector<std::string> known = {"partition", "account", "qos",  "time",    "gres",
-                                            "constraint", "cpus",   "throttle", "extra"};
+    const std::vector<std::string>& known = section_keys(kSlurmSection);
     for_each_key(n, "slurm", [&](const std::string& key, const YAML::Node& k, const YAML::Node& v) {
       if (key == "partition") s.partition = scalar(v, "slurm.partition");
       else if (key == "account") s.account = scalar(v, "slurm.account");
@@ -253,8 +272,10 @@ class ConfigParser : public YamlReader {
       else if (key == "time") s.time = scalar(v, "slurm.time");
       else if (key == "gres") s.gres = scalar(v, "slurm.gres");
       else if (key == "constraint") s.constraint = scalar(v, "slurm.constraint");
-      else if (key == "cpus") s.cpus = static_cast<int>(integer_in(v, "slurm.cpus", 1, kMaxThreads));
-      else if (key == "throttle") s.throttle = static_cast<int>(integer_in(v, "slurm.throttle", 1, 1000000));
+      else if (key == "cpus")
+        s.cpus = static_cast<int>(integer_key_value(kSlurmSection, key, v));
+      else if (key == "throttle")
+        s.throttle = static_cast<int>(integer_key_value(kSlurmSection, key, v));
       else if (key == "extra") {
         if (v.IsScalar()) s.extra.push_back(v.Scalar());
         else if (v.IsSequence()) for (const auto& e : v) s.extra.push_back(scalar(e, "slurm.extra"));
@@ -313,7 +334,7 @@ class ConfigParser : public YamlReader {
     ExperimentSpec spec;
     spec.as_json = to_json(root);
     bool have_sweeps = false;
-    std::vector<std::string> known = kTopLevelKeys;
+    std::vector<std::string> known = section_keys("");
     for (const auto& d : axis_descriptors()) known.emplace_back(d.name);
     for_each_key(root, "the config", [&](const std::string& key, const YAML::Node& k, const YAML::Node& v) {
       if (key == "experiment") {
@@ -336,12 +357,15 @@ class ConfigParser : public YamlReader {
         spec.measure = parse_measure_mode(mode);
         if (!spec.measure) fail(v, fmt::format("measure must be cold or hot, got '{}'", mode));
       } else if (key == "timeout_s") {
-        spec.timeout_s = number(v, "timeout_s", 1.0, 7 * 86400.0);
+        spec.timeout_s = number_key_value("", key, v);
       } else if (key == "verify") {
-        for_each_key(v, "verify", [&](const std::string& vk, const YAML::Node& vkn, const YAML::Node& vv) {
-          if (vk == "seed") spec.seed = static_cast<std::uint64_t>(integer_in(vv, "verify.seed", 0, INT64_MAX));
-          else unknown_key(vkn, vk, "verify", {"seed"});
-        });
+        for_each_key(
+            v, "verify", [&](const std::string& vk, const YAML::Node& vkn, const YAML::Node& vv) {
+              if (vk == "seed")
+                spec.seed = static_cast<std::uint64_t>(integer_key_value(kVerifySection, vk, vv));
+              else
+                unknown_key(vkn, vk, "verify", section_keys(kVerifySection));
+            });
       } else if (key == "baseline") {
         BaselineSpec b;
         b.where = where(v);
