@@ -8,6 +8,8 @@
 
 namespace runner {
 
+using Json = nlohmann::ordered_json;
+
 namespace {
 
 bool is_power_of_two(std::int64_t v) {
@@ -85,6 +87,12 @@ std::optional<std::string> IntegerDomain::problem(std::string_view name, std::in
   return std::nullopt;
 }
 
+Json IntegerDomain::json_schema() const {
+  Json s = {{"type", "integer"}, {"minimum", lo}, {"maximum", hi}};
+  if (odd) s["not"] = {{"multipleOf", 2}};
+  return s;
+}
+
 bool is_range(const YAML::Node& n, const std::vector<std::string_view>& value_keys) {
   if (!n.IsMap()) return false;
   for (const auto& kv : n) {
@@ -124,6 +132,34 @@ std::vector<std::int64_t> expand_range(const YamlReader& read, const YAML::Node&
       });
   if (!kind) read.fail(n, fmt::format("a range of {} is empty", axis));
   return values;
+}
+
+Json range_json_schema(const IntegerDomain& domain) {
+  Json powers = Json::array();
+  for (std::int64_t v = 1; v > 0 && v <= domain.hi; v *= 2)
+    if (!domain.problem("", v)) powers.push_back(v);
+  const Json bound = domain.json_schema();
+  return {
+      {"description",
+       "A range of values: {pow2: [lo, hi]} (powers of two from lo to hi) or {range: [start, "
+       "stop, step]} (stop included, step 1 if left out). The runner also checks that the range "
+       "goes up, reaches its stop and has at most 100000 values."},
+      {"type", "object"},
+      {"minProperties", 1},
+      {"maxProperties", 1},
+      {"additionalProperties", false},
+      {"properties",
+       {{kPow2Key,
+         {{"type", "array"},
+          {"minItems", 2},
+          {"maxItems", 2},
+          {"items", {{"type", "integer"}, {"enum", powers}}}}},
+        {kRangeKey,
+         {{"type", "array"},
+          {"minItems", 2},
+          {"maxItems", 3},
+          {"prefixItems", Json::array({bound, bound, {{"type", "integer"}, {"minimum", 1}}})},
+          {"items", false}}}}}};
 }
 
 }  // namespace runner

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "runner/spec/yaml_reader.hpp"
 
 namespace runner {
@@ -22,6 +24,8 @@ struct IntegerDomain {
   // Why `v` is not a value of the axis `name` ("threads must be in [1, 4096], got 0"); nullopt
   // when it is one.
   std::optional<std::string> problem(std::string_view name, std::int64_t v) const;
+  // The same rule as JSON Schema (configs/schema.json).
+  nlohmann::ordered_json json_schema() const;
 };
 
 // A range expands to at most this many values: enough for any sweep, and a typo such as a
@@ -41,5 +45,9 @@ bool is_range(const YAML::Node& n, const std::vector<std::string_view>& value_ke
 // step or key otherwise (`axis` names the axis in messages).
 std::vector<std::int64_t> expand_range(const YamlReader& read, const YAML::Node& n,
                                        std::string_view axis, const IntegerDomain& domain);
+
+// JSON Schema of a range of `domain`: what the schema can check of the rules above (the shape,
+// the keys, powers of two, the bounds; not that start <= stop, nor the count).
+nlohmann::ordered_json range_json_schema(const IntegerDomain& domain);
 
 }  // namespace runner
