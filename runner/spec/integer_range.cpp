@@ -34,9 +34,9 @@ std::vector<std::int64_t> pow2_values(const YamlReader& read, const YAML::Node& 
     read.fail(list, fmt::format("pow2 of {} goes down: {} is above {} (write [lo, hi])", axis,
                                 bounds[0], bounds[1]));
   std::vector<std::int64_t> out;
-  for (std::int64_t v = bounds[0]; v <= bounds[1]; v *= 2) {
+  for (std::int64_t v = bounds[0];; v *= 2) {
     out.push_back(v);
-    if (v == bounds[1]) break;  // hi may be 2^62: do not double past it
+    if (v == bounds[1]) break;  // stop before doubling: hi may be 2^62
   }
   return out;
 }
@@ -58,8 +58,8 @@ std::vector<std::int64_t> range_values(const YamlReader& read, const YAML::Node&
   if (start > stop)
     read.fail(list,
               fmt::format("range of {} goes down: start {} is above stop {}", axis, start, stop));
-  // Both ends are values of the axis (at most 2^40), so neither the difference nor the count
-  // overflows.
+  // Both ends are values of the axis (bounded by its domain, at most 2^40 today), so neither the
+  // difference nor the count overflows.
   if ((stop - start) % step != 0)
     read.fail(list[1], fmt::format("range of {} never reaches its stop {}: {} + a multiple of {} "
                                    "(the last value would be {})",
@@ -70,7 +70,9 @@ std::vector<std::int64_t> range_values(const YamlReader& read, const YAML::Node&
                                 count, kMaxRangeValues));
   std::vector<std::int64_t> out;
   out.reserve(static_cast<std::size_t>(count));
-  for (std::int64_t v = start; v <= stop; v += step) {
+  for (std::int64_t i = 0; i < count; ++i) {
+    // start + i·step never passes stop, so it cannot overflow whatever the domain.
+    const std::int64_t v = start + i * step;
     // Inner values meet the axis' rule too (kernel_size: odd); the ends were checked above.
     if (const auto why = domain.problem(axis, v))
       read.fail(list, fmt::format("{} (a value of this range)", *why));
@@ -136,8 +138,8 @@ std::vector<std::int64_t> expand_range(const YamlReader& read, const YAML::Node&
 
 Json range_json_schema(const IntegerDomain& domain) {
   Json powers = Json::array();
-  for (std::int64_t v = 1; v > 0 && v <= domain.hi; v *= 2)
-    if (!domain.problem("", v)) powers.push_back(v);
+  for (int bit = 0; bit < 63 && (std::int64_t{1} << bit) <= domain.hi; ++bit)
+    if (!domain.problem("", std::int64_t{1} << bit)) powers.push_back(std::int64_t{1} << bit);
   const Json bound = domain.json_schema();
   return {
       {"description",
