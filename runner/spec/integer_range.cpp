@@ -160,8 +160,9 @@ Json range_json_schema(const IntegerDomain& domain) {
          {{"type", "array"},
           {"minItems", 2},
           {"maxItems", 3},
-          {"prefixItems", Json::array({bound, bound, {{"type", "integer"}, {"minimum", 1}}})},
-          {"items", false}}}}}};
+          // maxItems, not `items: false`, ends the list: a client that predates prefixItems
+          // (draft 7) would read `items: false` as "no items at all" and flag every range.
+          {"prefixItems", Json::array({bound, bound, {{"type", "integer"}, {"minimum", 1}}})}}}}}};
 }
 
 }  // namespace runner
