@@ -139,13 +139,6 @@ Json axis_values_schema(const AxisDescriptor& d) {
   Json one = def_ref(d.name);
   if (d.integers) one = {{"anyOf", {def_ref(d.name), def_ref(fmt::format("{}_range", d.name))}}};
   Json s = one_or_list(one);
-  // A list that starts with a number is one value of such an axis ([32, 8] is one block), so a
-  // list of values starts with something else. (`items` covers only what follows `prefixItems`.)
-  if (d.sequence_is_one_value) {
-    Json first = def_ref(d.name);
-    first["not"] = {{"type", "integer"}};
-    s["anyOf"][1]["prefixItems"] = Json::array({first});
-  }
   if (d.axis == Axis::block)
     s["description"] =
         "A block, or a list of blocks ([[32, 8], [16, 16]] or [\"32x8\", \"16x16\"]); [32, 8] "
@@ -196,7 +189,9 @@ std::vector<std::string> variant_names(const KernelInfo& k) {
 
 // "kernel: K" in a mapping, as an if-condition.
 Json names_kernel(const std::string& kernel) {
-  return {{"required", {"kernel"}}, {"properties", {{"kernel", {{"const", kernel}}}}}};
+  return {{"type", "object"},
+          {"required", {"kernel"}},
+          {"properties", {{"kernel", {{"const", kernel}}}}}};
 }
 
 // The variants of each kernel: a sweep or exclude entry that names one kernel, or a sweep that has
@@ -209,12 +204,14 @@ Json variants_per_kernel(Json& defs) {
     const std::string def = fmt::format("variant_of_{}", k->name);
     defs[def] = {{"description", fmt::format("A variant of {}: {}.", k->name, k->description)},
                  {"enum", variant_names(*k)}};
-    const Json variants = {{"properties", {{"variant", one_or_list(def_ref(def))}}}};
+    const Json variants = {{"type", "object"},
+                           {"properties", {{"variant", one_or_list(def_ref(def))}}}};
     sweep_rules.push_back({{"if", names_kernel(k->name)}, {"then", variants}});
     // Under a top-level `kernel: K`, each sweep without a kernel of its own is a sweep of K.
-    Json sweep_of_k = {{"if", {{"not", {{"required", {"kernel"}}}}}}, {"then", variants}};
-    Json then = Json::object();
-    then["properties"]["sweeps"]["items"] = sweep_of_k;
+    Json sweep_of_k = {{"if", {{"type", "object"}, {"not", {{"required", {"kernel"}}}}}},
+                       {"then", variants}};
+    Json then = {{"type", "object"}};
+    then["properties"]["sweeps"] = {{"type", "array"}, {"items", sweep_of_k}};
     top_rules.push_back({{"if", names_kernel(k->name)}, {"then", then}});
   }
   defs["sweep"]["allOf"] = sweep_rules;
@@ -226,7 +223,9 @@ Json variants_per_kernel(Json& defs) {
 
 Json config_schema() {
   Json defs = Json::object();
-  defs["text"] = {{"type", {"string", "number", "boolean"}}};
+  // Text as YAML may type it (00:30:00 is a number to YAML 1.1); anyOf, not a union type, which
+  // ajv's strict mode refuses.
+  defs["text"] = {{"anyOf", {{{"type", "string"}}, {{"type", "number"}}, {{"type", "boolean"}}}}};
   for (const auto& d : axis_descriptors()) {
     Json one = {{"description", std::string(d.meaning)}};
     one.update(d.json_schema());

@@ -91,7 +91,7 @@ std::optional<std::string> IntegerDomain::problem(std::string_view name, std::in
 
 Json IntegerDomain::json_schema() const {
   Json s = {{"type", "integer"}, {"minimum", lo}, {"maximum", hi}};
-  if (odd) s["not"] = {{"multipleOf", 2}};
+  if (odd) s["not"] = {{"type", "integer"}, {"multipleOf", 2}};
   return s;
 }
 
@@ -141,6 +141,7 @@ Json range_json_schema(const IntegerDomain& domain) {
   for (int bit = 0; bit < 63 && (std::int64_t{1} << bit) <= domain.hi; ++bit)
     if (!domain.problem("", std::int64_t{1} << bit)) powers.push_back(std::int64_t{1} << bit);
   const Json bound = domain.json_schema();
+  const Json step = {{"type", "integer"}, {"minimum", 1}};
   return {
       {"description",
        "A range of values: {pow2: [lo, hi]} (powers of two from lo to hi) or {range: [start, "
@@ -158,11 +159,18 @@ Json range_json_schema(const IntegerDomain& domain) {
           {"items", {{"type", "integer"}, {"enum", powers}}}}},
         {kRangeKey,
          {{"type", "array"},
-          {"minItems", 2},
-          {"maxItems", 3},
-          // maxItems, not `items: false`, ends the list: a client that predates prefixItems
-          // (draft 7) would read `items: false` as "no items at all" and flag every range.
-          {"prefixItems", Json::array({bound, bound, {{"type", "integer"}, {"minimum", 1}}})}}}}}};
+          // Two exact tuples rather than one of 2 to 3 items: ajv's strict mode wants a tuple's
+          // length pinned, and `items: false` would make a client that predates prefixItems
+          // (draft 7) refuse every range.
+          {"oneOf",
+           {{{"type", "array"},
+             {"minItems", 2},
+             {"maxItems", 2},
+             {"prefixItems", Json::array({bound, bound})}},
+            {{"type", "array"},
+             {"minItems", 3},
+             {"maxItems", 3},
+             {"prefixItems", Json::array({bound, bound, step})}}}}}}}}};
 }
 
 }  // namespace runner
