@@ -34,6 +34,10 @@ int list_command();
 // `runner columns [--format md|csv|json]`: the column table (runner/results/columns.hpp).
 int columns_command(const std::string& format);
 
+// `runner schema [--out FILE]`: the JSON Schema of configs (configs/schema.json) on stdout, or in
+// FILE.
+int schema_command(const std::string& out);
+
 // `runner report|compare ...`: runs analysis/<script> under the system Python (which has pandas
 // and matplotlib); returns its exit code.
 int exec_analysis(const std::string& script, const std::vector<std::string>& args);

@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
   // not one, so CLI11 sees a single grammar.
   static const std::set<std::string> kCommands = {"run",     "validate",  "list",   "columns",
                                                   "report",  "compare",   "submit", "status",
-                                                  "collect", "calibrate", "cancel"};
+                                                  "collect", "calibrate", "cancel", "schema"};
   std::vector<std::string> words(argv + 1, argv + argc);
   // `report` and `compare` belong to analysis/*.py, whose own parser knows their options: every
   // word after the subcommand goes there as written. Through CLI11 the option names it does not
@@ -136,6 +136,12 @@ int main(int argc, char** argv) {
   columns->add_option("--format", columns_format, "md (default), csv or json")
       ->check(CLI::IsMember({"md", "csv", "json"}));
 
+  std::string schema_out;
+  auto* schema = app.add_subcommand(
+      "schema",
+      "Print the JSON Schema of configs (for editors; configs/schema.json is its output)");
+  schema->add_option("--out", schema_out, "Write it to this file instead of stdout");
+
   // Listed for `runner --help` only: main() hands both to analysis/ before CLI11 parses anything.
   app.add_subcommand("report",
                      "Write figures and report.md for a results directory (RESULTS_DIR [--out DIR];"
@@ -174,6 +180,7 @@ int main(int argc, char** argv) {
     if (*validate) return validate_command(validate_config);
     if (*list) return list_command();
     if (*columns) return columns_command(columns_format);
+    if (*schema) return schema_command(schema_out);
     if (const int code = run_slurm_command(app); code >= 0) return code;
     fmt::print(stderr, "{}", app.help());
     return exit_code::kUsage;

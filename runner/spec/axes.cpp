@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "runner/api/registry.hpp"
+
 namespace runner {
 
 using Json = nlohmann::ordered_json;
@@ -18,6 +20,10 @@ namespace {
 constexpr std::int64_t kMaxExtent = std::int64_t{1} << 40;
 constexpr std::int64_t kMaxThreads = 4096;
 constexpr int kMaxBlockSide = 1 << 20;
+constexpr IntegerDomain kExtents{1, kMaxExtent};
+
+// The spellings parse_dtype (runner/api/dtype.hpp) reads, for the schema.
+const std::vector<std::string> kDtypeSpellings = {"float", "double", "f32", "f64", "fp32", "fp64"};
 
 int default_threads() {
   const unsigned n = std::thread::hardware_concurrency();
@@ -26,7 +32,8 @@ int default_threads() {
 
 ProblemSize parse_size(const YamlReader& read, const YAML::Node& n) {
   if (n.IsScalar()) {
-    const std::int64_t v = read.integer_in(n, "size", 1, kMaxExtent);
+    const std::int64_t v = read.integer(n, "size");
+    if (const auto why = kExtents.problem("size", v)) read.fail(n, *why);
     return {v, v, v};
   }
   if (n.IsMap()) {
@@ -61,7 +68,8 @@ BlockShape parse_block(const YamlReader& read, const YAML::Node& n) {
     // "32x8", or a single number (a 1-D block)
     const std::string s = n.Scalar();
     const auto x = s.find('x');
-    if (x == std::string::npos) {
+    // "64" in quotes is the text form of a 1-D block, as "64x1" is (the schema agrees).
+    if (x == std::string::npos && !YamlReader::quoted(n)) {
       b.x = static_cast<int>(read.integer_in(n, "block", 1, kMaxBlockSide));
       return b;
     }
@@ -73,7 +81,7 @@ BlockShape parse_block(const YamlReader& read, const YAML::Node& n) {
       return v;
     };
     b.x = side(std::string_view(s).substr(0, x));
-    b.y = side(std::string_view(s).substr(x + 1));
+    if (x != std::string::npos) b.y = side(std::string_view(s).substr(x + 1));
     return b;
   }
   read.fail(n, "block must be [x, y]");
@@ -95,14 +103,19 @@ void typed_storage(AxisDescriptor& d, std::optional<Field> Point::*field) {
 }
 
 // An integer axis stored as one integer column of the same name.
-AxisDescriptor integer_axis(Axis axis, std::string_view name, auto Point::*field, std::int64_t lo,
-                            std::int64_t hi, std::int64_t fallback, int key_rank) {
+AxisDescriptor integer_axis(Axis axis, std::string_view name, auto Point::*field,
+                            IntegerDomain domain, std::int64_t fallback, int key_rank) {
   AxisDescriptor d;
   d.axis = axis;
   d.name = name;
-  d.parse = [name, lo, hi](const YamlReader& read, const YAML::Node& n) -> AxisValue {
-    return read.integer_in(n, name, lo, hi);
+  d.integers = domain;
+  d.parse = [name, domain](const YamlReader& read, const YAML::Node& n) -> AxisValue {
+    const std::int64_t v = read.integer(n, name);
+    if (const auto why = domain.problem(name, v)) read.fail(n, *why);
+    return v;
   };
+  d.from_integer = [](std::int64_t v) { return AxisValue(v); };
+  d.json_schema = [domain] { return domain.json_schema(); };
   d.builtin_default = [fallback] { return AxisValue(fallback); };
   using Field = typename std::remove_reference_t<decltype(Point{}.*field)>::value_type;
   typed_storage<Field, std::int64_t>(d, field);
@@ -114,12 +127,27 @@ AxisDescriptor integer_axis(Axis axis, std::string_view name, auto Point::*field
   return d;
 }
 
+// The names of the registry: an editor completes them and flags a misspelt one.
+Json name_schema(const std::vector<std::string>& names) {
+  return {{"type", "string"}, {"enum", names}};
+}
+
+std::vector<std::string> every_variant_name() {
+  std::vector<std::string> names;
+  for (const auto& k : Registry::instance().kernels())
+    for (const auto& v : k.variants)
+      if (std::find(names.begin(), names.end(), v.name) == names.end()) names.push_back(v.name);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 std::vector<AxisDescriptor> make_table() {
   std::vector<AxisDescriptor> t;
 
   AxisDescriptor kernel;
   kernel.axis = Axis::kernel;
   kernel.name = "kernel";
+  kernel.meaning = "The kernel family: `runner list` shows them.";
   kernel.parse = [](const YamlReader& read, const YAML::Node& n) -> AxisValue {
     const std::string s = read.scalar(n, "kernel");
     if (s.empty()) read.fail(n, "kernel must not be empty");
@@ -131,11 +159,19 @@ std::vector<AxisDescriptor> make_table() {
     return p.kernel == std::get<std::string>(v);
   };
   kernel.to_record = [](nlohmann::ordered_json& r, const Point& p) { r["kernel"] = p.kernel; };
+  kernel.json_schema = [] {
+    auto names = Registry::instance().kernel_names();
+    std::sort(names.begin(), names.end());
+    return name_schema(names);
+  };
   t.push_back(kernel);
 
   AxisDescriptor variant = kernel;
   variant.axis = Axis::variant;
   variant.name = "variant";
+  variant.meaning =
+      "An implementation of the kernel: `runner list` shows them. Default: every variant of the "
+      "kernel.";
   variant.parse = [](const YamlReader& read, const YAML::Node& n) -> AxisValue {
     const std::string s = read.scalar(n, "variant");
     if (s.empty()) read.fail(n, "variant must not be empty");
@@ -147,13 +183,28 @@ std::vector<AxisDescriptor> make_table() {
     return p.variant == std::get<std::string>(v);
   };
   variant.to_record = [](nlohmann::ordered_json& r, const Point& p) { r["variant"] = p.variant; };
+  variant.json_schema = [] { return name_schema(every_variant_name()); };
   t.push_back(variant);
 
   AxisDescriptor size;
   size.axis = Axis::size;
   size.name = "size";
+  size.meaning =
+      "Problem size: N (N in every dimension the kernel has) or {m, n, k}; gemm needs k.";
   size.parse = [](const YamlReader& read, const YAML::Node& n) -> AxisValue {
     return parse_size(read, n);
+  };
+  size.integers = kExtents;
+  size.from_integer = [](std::int64_t v) { return AxisValue(ProblemSize{v, v, v}); };
+  size.value_keys = {"m", "n", "k"};
+  size.json_schema = [] {
+    const Json extent = kExtents.json_schema();
+    return Json{{"oneOf",
+                 {extent,
+                  {{"type", "object"},
+                   {"additionalProperties", false},
+                   {"required", {"m", "n"}},
+                   {"properties", {{"m", extent}, {"n", extent}, {"k", extent}}}}}}};
   };
   typed_storage<ProblemSize, ProblemSize>(size, &Point::size);
   // 2-D problems have no k: a size written with one (or a square N) matches on m and n.
@@ -174,6 +225,7 @@ std::vector<AxisDescriptor> make_table() {
   AxisDescriptor dtype;
   dtype.axis = Axis::dtype;
   dtype.name = "dtype";
+  dtype.meaning = "Element type: float or double.";
   dtype.parse = [](const YamlReader& read, const YAML::Node& n) -> AxisValue {
     const std::string s = read.scalar(n, "dtype");
     const auto d = parse_dtype(s);
@@ -181,6 +233,7 @@ std::vector<AxisDescriptor> make_table() {
     return *d;
   };
   dtype.builtin_default = [] { return AxisValue(Dtype::f32); };
+  dtype.json_schema = [] { return Json{{"enum", kDtypeSpellings}}; };
   typed_storage<Dtype, Dtype>(dtype, &Point::dtype);
   dtype.key_rank = 0;
   dtype.defines_problem = true;
@@ -192,14 +245,24 @@ std::vector<AxisDescriptor> make_table() {
   AxisDescriptor block;
   block.axis = Axis::block;
   block.name = "block";
+  block.meaning = "CUDA block shape: [x, y], [x], \"XxY\" or a number (y = 1). Default [16, 16].";
   block.parse = [](const YamlReader& read, const YAML::Node& n) -> AxisValue {
     return parse_block(read, n);
   };
   // [32, 8] is one block; [[32, 8], [16, 16]] and ["32x8", "16x16"] are lists of blocks.
+  // A quoted first item is text, a block of its own ("64" is 64x1), as the schema reads it.
   block.sequence_is_one_value = [](const YAML::Node& n) {
-    return n.size() > 0 && n[0].IsScalar() && n[0].Scalar().find('x') == std::string::npos;
+    return n.size() > 0 && n[0].IsScalar() && !YamlReader::quoted(n[0]) &&
+           n[0].Scalar().find('x') == std::string::npos;
   };
   block.builtin_default = [] { return AxisValue(BlockShape{16, 16}); };
+  block.json_schema = [] {
+    const Json side = {{"type", "integer"}, {"minimum", 1}, {"maximum", kMaxBlockSide}};
+    return Json{{"oneOf",
+                 {side,
+                  {{"type", "string"}, {"pattern", "^[0-9]+(x[0-9]+)?$"}},
+                  {{"type", "array"}, {"minItems", 1}, {"maxItems", 2}, {"items", side}}}}};
+  };
   typed_storage<BlockShape, BlockShape>(block, &Point::block);
   block.key_rank = 3;
   block.to_record = [](nlohmann::ordered_json& r, const Point& p) {
@@ -208,28 +271,33 @@ std::vector<AxisDescriptor> make_table() {
   };
   t.push_back(block);
 
-  t.push_back(integer_axis(Axis::threads, "threads", &Point::threads, 1, kMaxThreads,
-                           default_threads(), 5));
+  AxisDescriptor threads = integer_axis(Axis::threads, "threads", &Point::threads, {1, kMaxThreads},
+                                        default_threads(), 5);
+  threads.meaning = "OpenMP threads. Default: the CPUs of the machine that expands the config.";
+  t.push_back(threads);
 
-  AxisDescriptor kernel_size =
-      integer_axis(Axis::kernel_size, "kernel_size", &Point::kernel_size, 1, 31, 3, 2);
-  kernel_size.parse = [](const YamlReader& read, const YAML::Node& n) -> AxisValue {
-    const std::int64_t k = read.integer_in(n, "kernel_size", 1, 31);
-    if (k % 2 == 0) read.fail(n, fmt::format("kernel_size must be odd, got {}", k));
-    return k;
-  };
+  AxisDescriptor kernel_size = integer_axis(Axis::kernel_size, "kernel_size", &Point::kernel_size,
+                                            {1, 31, /*odd=*/true}, 3, 2);
   kernel_size.defines_problem = true;
+  kernel_size.meaning = "Side of the square convolution filter: odd, 1 to 31. Default 3.";
   t.push_back(kernel_size);
 
-  t.push_back(integer_axis(Axis::grid, "grid", &Point::grid, 0, std::int64_t{1} << 31, 0, 4));
+  AxisDescriptor grid =
+      integer_axis(Axis::grid, "grid", &Point::grid, {0, std::int64_t{1} << 31}, 0, 4);
+  grid.meaning = "Blocks of a grid-stride kernel; 0: the variant's own choice (the default).";
+  t.push_back(grid);
 
   AxisDescriptor print;
   print.axis = Axis::print;
   print.name = "print";
+  print.meaning = "Whether the hello kernel prints.";
   print.parse = [](const YamlReader& read, const YAML::Node& n) -> AxisValue {
     return read.boolean(n, "print");
   };
   print.builtin_default = [] { return AxisValue(false); };
+  print.json_schema = [] {
+    return Json{{"anyOf", {{{"type", "boolean"}}, {{"enum", YamlReader::boolean_words()}}}}};
+  };
   typed_storage<bool, bool>(print, &Point::print);
   print.key_rank = 6;
   print.to_record = [](nlohmann::ordered_json& r, const Point& p) {

@@ -16,6 +16,7 @@
 #include "runner/api/axis.hpp"
 #include "runner/api/dtype.hpp"
 #include "runner/api/point.hpp"
+#include "runner/spec/integer_range.hpp"
 #include "runner/spec/yaml_reader.hpp"
 
 namespace runner {
@@ -35,11 +36,23 @@ struct LocatedValue {
 struct AxisDescriptor {
   Axis axis;
   std::string_view name;
+  // What the axis is, in a sentence: the schema's description, which editors show on hover.
+  std::string_view meaning;
   // One value as a config writes it; a ConfigError located at the node when it is not one.
   std::function<AxisValue(const YamlReader&, const YAML::Node&)> parse;
   // Whether a sequence is one value rather than a list of values ([32, 8] is one block); unset:
   // a sequence is always a list.
   std::function<bool(const YAML::Node&)> sequence_is_one_value;
+  // Axes whose values are integers, or are written as one (size: N is N×N×N), take ranges
+  // ({pow2: [lo, hi]}, {range: [start, stop, step]}, runner/spec/integer_range.hpp): the integers
+  // they take, and the value an integer stands for. Unset: the axis takes no ranges.
+  std::optional<IntegerDomain> integers;
+  std::function<AxisValue(std::int64_t)> from_integer;
+  // The keys of a mapping that is one value (size: m, n, k); any other mapping is a range.
+  std::vector<std::string_view> value_keys;
+  // JSON Schema of one value as a config writes it, ranges aside (configs/schema.json, generated
+  // by `runner schema`): kept here, next to parse, so that the two are changed together.
+  std::function<nlohmann::ordered_json()> json_schema;
   // The value of a point when neither its sweep nor the top level gives one; unset: required.
   std::function<AxisValue()> builtin_default;
   // The point's value: set it, read it (nullopt: the point does not have the axis).

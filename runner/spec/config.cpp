@@ -13,7 +13,9 @@
 #include "runner/api/registry.hpp"
 #include "runner/spec/axes.hpp"
 #include "runner/spec/config_error.hpp"
+#include "runner/spec/config_keys.hpp"
 #include "runner/spec/did_you_mean.hpp"
+#include "runner/spec/integer_range.hpp"
 #include "runner/spec/slurm_values.hpp"
 #include "runner/spec/yaml_reader.hpp"
 
@@ -28,15 +30,6 @@ constexpr std::size_t kMaxNodes = 100000;
 // A config is a few levels deep; an alias used inside its own anchor (`a: &a [*a]`) is a cycle
 // that a recursive walk would follow until the stack overflows.
 constexpr int kMaxDepth = 64;
-constexpr std::int64_t kMaxThreads = 4096;
-
-const std::vector<std::string> kTopLevelKeys = {"experiment", "description", "repeat",  "baseline",
-                                                "verify",     "timeout_s",   "sweeps",  "exclude",
-                                                "slurm",      "measure"};
-
-// An experiment name becomes a folder name (results/<experiment>/...) and part of Slurm job names:
-// well below a file system's 255 bytes, with room for what is appended to it.
-constexpr std::size_t kMaxExperimentName = 128;
 
 struct TextProblem {
   Location where;
@@ -50,7 +43,11 @@ std::optional<TextProblem> first_bad_character(const std::string& s) {
   int line = 1, col = 1;
   for (std::size_t i = 0; i < s.size();) {
     const auto c = static_cast<unsigned char>(s[i]);
-    std::size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    std::size_t len = c < 0x80           ? 1
+                      : (c >> 5) == 0x6  ? 2
+                      : (c >> 4) == 0xE  ? 3
+                      : (c >> 3) == 0x1E ? 4
+                                         : 0;
     if (len == 0 || i + len > s.size())
       return TextProblem{{line, col}, "the file is not valid UTF-8 text"};
     for (std::size_t j = 1; j < len; ++j)
@@ -154,6 +151,27 @@ class ConfigParser : public YamlReader {
     return LocatedValue{describe(axis).parse(*this, n), where(n)};
   }
 
+  // Whether `n` is written as a range of values ({pow2: ...}, {range: ...}) for this axis.
+  static bool range_of(Axis axis, const YAML::Node& n) {
+    return is_range(n, describe(axis).value_keys);
+  }
+
+  // One item of a list: a value, or a range, which stands for its values (each located at it).
+  void add_item(Axis axis, const YAML::Node& n, std::vector<LocatedValue>& out) const {
+    const AxisDescriptor& d = describe(axis);
+    if (!range_of(axis, n)) {
+      out.push_back(value(axis, n));
+      return;
+    }
+    if (!d.integers)
+      fail(n,
+           fmt::format("axis '{}' takes no ranges (ranges are for size, threads, kernel_size "
+                       "and grid){}",
+                       d.name, axis == Axis::block ? ": list the shapes, [[32, 8], [64, 4]]" : ""));
+    for (const std::int64_t v : expand_range(*this, n, d.name, *d.integers))
+      out.push_back(LocatedValue{d.from_integer(v), where(n)});
+  }
+
   Axis axis_of(const std::string& key, const YAML::Node& key_node, std::string_view where_text) {
     const auto a = parse_axis(key);
     if (a) return *a;
@@ -171,16 +189,18 @@ class ConfigParser : public YamlReader {
   }
 
   // A list of values for one axis. A scalar counts as a one-element list, and so does a sequence
-  // the axis reads as one value (a block written [x, y]).
+  // the axis reads as one value (a block written [x, y]); a range, alone or as an item of the
+  // list, counts as its values.
   std::vector<LocatedValue> values(Axis axis, const YAML::Node& n) {
     std::vector<LocatedValue> out;
     if (n.IsSequence() && !one_value(axis, n)) {
-      if (n.size() == 0) fail(n, fmt::format("axis '{}' has an empty list of values", axis_name(axis)));
-      for (const auto& item : n) out.push_back(value(axis, item));
+      if (n.size() == 0)
+        fail(n, fmt::format("axis '{}' has an empty list of values", axis_name(axis)));
+      for (const auto& item : n) add_item(axis, item, out);
     } else if (n.IsNull()) {
       fail(n, fmt::format("axis '{}' has no values", axis_name(axis)));
     } else {
-      out.push_back(value(axis, n));
+      add_item(axis, n, out);
     }
     return out;
   }
@@ -196,24 +216,53 @@ class ConfigParser : public YamlReader {
     return s;
   }
 
+  // The numbers of the config take their bounds from runner/spec/config_keys.hpp, which the
+  // schema is generated from too.
+  static std::string qualified(std::string_view section, std::string_view name) {
+    return section.empty() ? std::string(name) : fmt::format("{}.{}", section, name);
+  }
+  std::int64_t integer_key_value(std::string_view section, std::string_view name,
+                                 const YAML::Node& v) const {
+    const IntegerKey* k = integer_key(section, name);
+    return integer_in(v, qualified(section, name), k->lo, k->hi);
+  }
+  double number_key_value(std::string_view section, std::string_view name,
+                          const YAML::Node& v) const {
+    const NumberKey* k = number_key(section, name);
+    return number(v, qualified(section, name), k->lo, k->hi);
+  }
+
   SamplingRule repeat(const YAML::Node& n) {
     SamplingRule r;
-    for_each_key(n, "repeat", [&](const std::string& key, const YAML::Node& k, const YAML::Node& v) {
-      if (key == "warmup") r.warmup = static_cast<int>(integer_in(v, "repeat.warmup", 0, 1000));
-      else if (key == "min_samples") r.min_samples = static_cast<int>(integer_in(v, "repeat.min_samples", 1, 1000000));
-      else if (key == "max_samples") r.max_samples = static_cast<int>(integer_in(v, "repeat.max_samples", 1, 1000000));
-      else if (key == "target_rsd") r.target_rsd = number(v, "repeat.target_rsd", 0.0, 1.0);
-      else if (key == "min_seconds") r.min_seconds = number(v, "repeat.min_seconds", 0.0, 86400.0);
-      else if (key == "max_seconds") r.max_seconds = number(v, "repeat.max_seconds", 0.0, 86400.0);
-      else unknown_key(k, key, "repeat", {"warmup", "min_samples", "max_samples", "target_rsd", "min_seconds", "max_seconds"});
-    });
+    for_each_key(n, "repeat",
+                 [&](const std::string& key, const YAML::Node& k, const YAML::Node& v) {
+                   const auto integer = [&] {
+                     return static_cast<int>(integer_key_value(kRepeatSection, key, v));
+                   };
+                   const auto real = [&] { return number_key_value(kRepeatSection, key, v); };
+                   if (key == "warmup")
+                     r.warmup = integer();
+                   else if (key == "min_samples")
+                     r.min_samples = integer();
+                   else if (key == "max_samples")
+                     r.max_samples = integer();
+                   else if (key == "target_rsd")
+                     r.target_rsd = real();
+                   else if (key == "min_seconds")
+                     r.min_seconds = real();
+                   else if (key == "max_seconds")
+                     r.max_seconds = real();
+                   else
+                     unknown_key(k, key, "repeat", section_keys(kRepeatSection));
+                 });
     if (r.max_samples < r.min_samples)
       fail(n, fmt::format("repeat.max_samples ({}) is below repeat.min_samples ({})", r.max_samples,
                           r.min_samples));
     return r;
   }
 
-  [[noreturn]] void unknown_key(const YAML::Node& k, const std::string& key, std::string_view section,
+  [[noreturn]] void unknown_key(const YAML::Node& k, const std::string& key,
+                                std::string_view section,
                                 const std::vector<std::string>& known) const {
     const std::string hint = closest_match(key, known);
     fail(k, fmt::format("unknown key '{}' in {}{}", key, section,
@@ -250,26 +299,39 @@ class ConfigParser : public YamlReader {
 
   SlurmSpec slurm(const YAML::Node& n) {
     SlurmSpec s;
-    const std::vector<std::string> known = {"partition", "account",    "qos",     "time",
-                                            "gres",      "constraint", "cpus",    "throttle",
-                                            "extra",     "mem",        "exclude", "setup"};
+    const std::vector<std::string>& known = section_keys(kSlurmSection);
     for_each_key(n, "slurm", [&](const std::string& key, const YAML::Node& k, const YAML::Node& v) {
-      if (key == "partition") s.partition = scalar(v, "slurm.partition");
-      else if (key == "account") s.account = scalar(v, "slurm.account");
-      else if (key == "qos") s.qos = scalar(v, "slurm.qos");
-      else if (key == "time") s.time = scalar(v, "slurm.time");
-      else if (key == "gres") s.gres = scalar(v, "slurm.gres");
-      else if (key == "constraint") s.constraint = scalar(v, "slurm.constraint");
-      else if (key == "mem") s.mem = checked(v, "slurm.mem", memory_size_problem);
-      else if (key == "exclude") s.exclude = checked(v, "slurm.exclude", hostlist_problem);
-      else if (key == "setup") s.setup = setup_lines(v);
-      else if (key == "cpus") s.cpus = static_cast<int>(integer_in(v, "slurm.cpus", 1, kMaxThreads));
-      else if (key == "throttle") s.throttle = static_cast<int>(integer_in(v, "slurm.throttle", 1, 1000000));
+      if (key == "partition")
+        s.partition = scalar(v, "slurm.partition");
+      else if (key == "account")
+        s.account = scalar(v, "slurm.account");
+      else if (key == "qos")
+        s.qos = scalar(v, "slurm.qos");
+      else if (key == "time")
+        s.time = scalar(v, "slurm.time");
+      else if (key == "gres")
+        s.gres = scalar(v, "slurm.gres");
+      else if (key == "constraint")
+        s.constraint = scalar(v, "slurm.constraint");
+      else if (key == "mem")
+        s.mem = checked(v, "slurm.mem", memory_size_problem);
+      else if (key == "exclude")
+        s.exclude = checked(v, "slurm.exclude", hostlist_problem);
+      else if (key == "setup")
+        s.setup = setup_lines(v);
+      else if (key == "cpus")
+        s.cpus = static_cast<int>(integer_key_value(kSlurmSection, key, v));
+      else if (key == "throttle")
+        s.throttle = static_cast<int>(integer_key_value(kSlurmSection, key, v));
       else if (key == "extra") {
-        if (v.IsScalar()) s.extra.push_back(v.Scalar());
-        else if (v.IsSequence()) for (const auto& e : v) s.extra.push_back(scalar(e, "slurm.extra"));
-        else fail(v, "slurm.extra must be a list of sbatch options");
-      } else unknown_key(k, key, "slurm", known);
+        if (v.IsScalar())
+          s.extra.push_back(v.Scalar());
+        else if (v.IsSequence())
+          for (const auto& e : v) s.extra.push_back(scalar(e, "slurm.extra"));
+        else
+          fail(v, "slurm.extra must be a list of sbatch options");
+      } else
+        unknown_key(k, key, "slurm", known);
     });
     return s;
   }
@@ -278,8 +340,9 @@ class ConfigParser : public YamlReader {
     if (++nodes_ > kMaxNodes)
       fail(n, fmt::format("the config expands to more than {} values (aliases?)", kMaxNodes));
     if (depth > kMaxDepth)
-      fail(n, fmt::format("the config nests deeper than {} levels (an alias inside its own anchor?)",
-                          kMaxDepth));
+      fail(n,
+           fmt::format("the config nests deeper than {} levels (an alias inside its own anchor?)",
+                       kMaxDepth));
     switch (n.Type()) {
       case YAML::NodeType::Map: {
         nlohmann::json j = nlohmann::json::object();
@@ -294,8 +357,10 @@ class ConfigParser : public YamlReader {
         for (const auto& item : n) j.push_back(to_json(item, depth + 1));
         return j;
       }
-      case YAML::NodeType::Scalar: return n.Scalar();
-      default: return nullptr;
+      case YAML::NodeType::Scalar:
+        return n.Scalar();
+      default:
+        return nullptr;
     }
   }
 
@@ -318,75 +383,102 @@ class ConfigParser : public YamlReader {
         fail(*tab, "YAML syntax error: tab in indentation (YAML indents with spaces only)");
       fail(Location{e.mark.line + 1, e.mark.column + 1}, "YAML syntax error: " + e.msg);
     }
-    if (!root.IsMap()) fail(Location{1, 1}, "a config must be a mapping with experiment, kernel and sweeps");
+    if (!root.IsMap())
+      fail(Location{1, 1}, "a config must be a mapping with experiment, kernel and sweeps");
 
     ExperimentSpec spec;
     spec.as_json = to_json(root);
     bool have_sweeps = false;
-    std::vector<std::string> known = kTopLevelKeys;
+    std::vector<std::string> known = section_keys("");
     for (const auto& d : axis_descriptors()) known.emplace_back(d.name);
-    for_each_key(root, "the config", [&](const std::string& key, const YAML::Node& k, const YAML::Node& v) {
-      if (key == "experiment") {
-        spec.experiment = scalar(v, "experiment");
-        for (char c : spec.experiment)
-          if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'))
-            fail(v, fmt::format("experiment '{}' may hold only letters, digits, '-', '_' and '.' (it names a folder)", spec.experiment));
-        if (spec.experiment.empty() || spec.experiment[0] == '.') fail(v, "experiment needs a name");
-        if (spec.experiment.size() > kMaxExperimentName)
-          fail(v,
-               fmt::format("experiment name is {} characters long; at most {} (it names a folder "
-                           "and Slurm jobs)",
-                           spec.experiment.size(), kMaxExperimentName));
-      } else if (key == "description") {
-        scalar(v, "description");
-      } else if (key == "repeat") {
-        spec.repeat = repeat(v);
-      } else if (key == "measure") {
-        const std::string mode = scalar(v, "measure");
-        spec.measure = parse_measure_mode(mode);
-        if (!spec.measure) fail(v, fmt::format("measure must be cold or hot, got '{}'", mode));
-      } else if (key == "timeout_s") {
-        spec.timeout_s = number(v, "timeout_s", 1.0, 7 * 86400.0);
-      } else if (key == "verify") {
-        for_each_key(v, "verify", [&](const std::string& vk, const YAML::Node& vkn, const YAML::Node& vv) {
-          if (vk == "seed") spec.seed = static_cast<std::uint64_t>(integer_in(vv, "verify.seed", 0, INT64_MAX));
-          else unknown_key(vkn, vk, "verify", {"seed"});
+    for_each_key(
+        root, "the config", [&](const std::string& key, const YAML::Node& k, const YAML::Node& v) {
+          if (key == "experiment") {
+            spec.experiment = scalar(v, "experiment");
+            for (char c : spec.experiment)
+              if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ||
+                    c == '.'))
+                fail(v, fmt::format("experiment '{}' may hold only letters, digits, '-', '_' and "
+                                    "'.' (it names a folder)",
+                                    spec.experiment));
+            if (spec.experiment.empty() || spec.experiment[0] == '.')
+              fail(v, "experiment needs a name");
+            if (spec.experiment.size() > kMaxExperimentName)
+              fail(v, fmt::format(
+                          "experiment name is {} characters long; at most {} (it names a folder "
+                          "and Slurm jobs)",
+                          spec.experiment.size(), kMaxExperimentName));
+          } else if (key == "description") {
+            scalar(v, "description");
+          } else if (key == "repeat") {
+            spec.repeat = repeat(v);
+          } else if (key == "measure") {
+            const std::string mode = scalar(v, "measure");
+            spec.measure = parse_measure_mode(mode);
+            if (!spec.measure) fail(v, fmt::format("measure must be cold or hot, got '{}'", mode));
+          } else if (key == "timeout_s") {
+            spec.timeout_s = number_key_value("", key, v);
+          } else if (key == "verify") {
+            for_each_key(v, "verify",
+                         [&](const std::string& vk, const YAML::Node& vkn, const YAML::Node& vv) {
+                           if (vk == "seed")
+                             spec.seed = static_cast<std::uint64_t>(
+                                 integer_key_value(kVerifySection, vk, vv));
+                           else
+                             unknown_key(vkn, vk, "verify", section_keys(kVerifySection));
+                         });
+          } else if (key == "baseline") {
+            BaselineSpec b;
+            b.where = where(v);
+            if (v.IsScalar()) {
+              b.variant = v.Scalar();
+            } else {
+              for_each_key(
+                  v, "baseline",
+                  [&](const std::string& bk, const YAML::Node& bkn, const YAML::Node& bv) {
+                    const Axis a = axis_of(bk, bkn, "baseline");
+                    if (a == Axis::variant)
+                      b.variant = scalar(bv, "baseline.variant");
+                    else if (a == Axis::kernel)
+                      fail(
+                          bkn,
+                          "baseline cannot name a kernel: it applies to each kernel of the config");
+                    else if (range_of(a, bv))
+                      fail(bv, fmt::format("baseline takes one value of '{}', not a range", bk));
+                    else
+                      b.fixed.emplace_back(a, value(a, bv));
+                  });
+            }
+            if (b.variant.empty())
+              fail(v, "baseline needs a variant, e.g. baseline: {variant: omp_serial}");
+            spec.baseline = std::move(b);
+          } else if (key == "sweeps") {
+            have_sweeps = true;
+            if (!v.IsSequence()) fail(v, "sweeps must be a list of mappings (axis: [values])");
+            if (v.size() == 0) fail(v, "sweeps is empty: nothing to run");
+            for (std::size_t i = 0; i < v.size(); ++i)
+              spec.sweeps.push_back(sweep(v[i], fmt::format("sweeps[{}]", i)));
+          } else if (key == "exclude") {
+            if (!v.IsSequence())
+              fail(v, "exclude must be a list of mappings (axis: value or [values])");
+            for (std::size_t i = 0; i < v.size(); ++i)
+              spec.excludes.push_back(sweep(v[i], fmt::format("exclude[{}]", i)));
+          } else if (key == "slurm") {
+            spec.slurm = slurm(v);
+          } else if (const auto axis = parse_axis(key)) {
+            if (v.IsSequence() && !one_value(*axis, v))
+              fail(v, fmt::format(
+                          "top-level '{}' is a default and takes one value; put lists in sweeps",
+                          key));
+            if (range_of(*axis, v))
+              fail(v, fmt::format(
+                          "top-level '{}' is a default and takes one value; put ranges in sweeps",
+                          key));
+            spec.defaults[*axis] = value(*axis, v);
+          } else {
+            unknown_key(k, key, "the config", known);
+          }
         });
-      } else if (key == "baseline") {
-        BaselineSpec b;
-        b.where = where(v);
-        if (v.IsScalar()) {
-          b.variant = v.Scalar();
-        } else {
-          for_each_key(v, "baseline", [&](const std::string& bk, const YAML::Node& bkn, const YAML::Node& bv) {
-            const Axis a = axis_of(bk, bkn, "baseline");
-            if (a == Axis::variant) b.variant = scalar(bv, "baseline.variant");
-            else if (a == Axis::kernel) fail(bkn, "baseline cannot name a kernel: it applies to each kernel of the config");
-            else b.fixed.emplace_back(a, value(a, bv));
-          });
-        }
-        if (b.variant.empty()) fail(v, "baseline needs a variant, e.g. baseline: {variant: omp_serial}");
-        spec.baseline = std::move(b);
-      } else if (key == "sweeps") {
-        have_sweeps = true;
-        if (!v.IsSequence()) fail(v, "sweeps must be a list of mappings (axis: [values])");
-        if (v.size() == 0) fail(v, "sweeps is empty: nothing to run");
-        for (std::size_t i = 0; i < v.size(); ++i)
-          spec.sweeps.push_back(sweep(v[i], fmt::format("sweeps[{}]", i)));
-      } else if (key == "exclude") {
-        if (!v.IsSequence()) fail(v, "exclude must be a list of mappings (axis: value or [values])");
-        for (std::size_t i = 0; i < v.size(); ++i)
-          spec.excludes.push_back(sweep(v[i], fmt::format("exclude[{}]", i)));
-      } else if (key == "slurm") {
-        spec.slurm = slurm(v);
-      } else if (const auto axis = parse_axis(key)) {
-        if (v.IsSequence() && !one_value(*axis, v))
-          fail(v, fmt::format("top-level '{}' is a default and takes one value; put lists in sweeps", key));
-        spec.defaults[*axis] = value(*axis, v);
-      } else {
-        unknown_key(k, key, "the config", known);
-      }
-    });
     if (spec.experiment.empty()) fail(Location{1, 1}, "missing 'experiment: NAME'");
     if (!have_sweeps) fail(Location{1, 1}, "missing 'sweeps:' (a list of axis: [values] mappings)");
     return spec;
@@ -417,8 +509,9 @@ ExperimentSpec load_config(const std::filesystem::path& file) {
     throw ConfigError(file.string(), 0, 0, "is not a regular file");
   const auto bytes = std::filesystem::file_size(file, ec);
   if (!ec && bytes > kMaxConfigBytes)
-    throw ConfigError(file.string(), 0, 0,
-                      fmt::format("is {} bytes; a config may be at most {} bytes", bytes, kMaxConfigBytes));
+    throw ConfigError(
+        file.string(), 0, 0,
+        fmt::format("is {} bytes; a config may be at most {} bytes", bytes, kMaxConfigBytes));
   std::ifstream in(file, std::ios::binary);
   if (!in) throw ConfigError(file.string(), 0, 0, "cannot be read");
   std::ostringstream buffer;

@@ -1,5 +1,6 @@
 #include "runner/spec/yaml_reader.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -24,15 +25,42 @@ std::string YamlReader::scalar(const YAML::Node& n, std::string_view what) const
   return n.Scalar();
 }
 
+bool YamlReader::quoted(const YAML::Node& n) {
+  // yaml-cpp tags a quoted scalar "!" and a plain one "?" (not yet resolved to a type).
+  return n.IsScalar() && n.Tag() == "!";
+}
+
+namespace {
+
+// Integers a double holds exactly: beyond them `1e17` is no longer the integer it looks like.
+constexpr double kExactDoubleIntegers = 9007199254740992.0;  // 2^53
+
+}  // namespace
+
 std::int64_t YamlReader::integer(const YAML::Node& n, std::string_view what) const {
   const std::string s = scalar(n, what);
+  if (quoted(n))
+    fail(n, fmt::format("{} must be an integer, got the text \"{}\" (write numbers without quotes)",
+                        what, s));
+  // YAML allows an explicit '+'; from_chars does not.
+  std::string_view text = s;
+  if (text.starts_with('+') && text.size() > 1 && text[1] != '-' && text[1] != '+')
+    text.remove_prefix(1);
   std::int64_t v = 0;
-  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec == std::errc::result_out_of_range)
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec == std::errc() && ptr == text.data() + text.size()) return v;
+  if (ec == std::errc::result_out_of_range && ptr == text.data() + text.size())
     fail(n, fmt::format("{} '{}' is out of range", what, s));
-  if (ec != std::errc() || ptr != s.data() + s.size())
-    fail(n, fmt::format("{} must be an integer, got '{}'", what, s));
-  return v;
+  double d = 0;
+  const auto [dptr, dec] = std::from_chars(text.data(), text.data() + text.size(), d);
+  if (dec == std::errc() && dptr == text.data() + text.size() && std::isfinite(d) &&
+      d == std::trunc(d)) {
+    if (std::fabs(d) > kExactDoubleIntegers)
+      fail(n, fmt::format("{} '{}' is out of range (write large integers without a fraction)", what,
+                          s));
+    return static_cast<std::int64_t>(d);
+  }
+  fail(n, fmt::format("{} must be an integer, got '{}'", what, s));
 }
 
 std::int64_t YamlReader::integer_in(const YAML::Node& n, std::string_view what, std::int64_t lo,
@@ -44,19 +72,33 @@ std::int64_t YamlReader::integer_in(const YAML::Node& n, std::string_view what, 
 
 double YamlReader::number(const YAML::Node& n, std::string_view what, double lo, double hi) const {
   const std::string s = scalar(n, what);
+  if (quoted(n))
+    fail(n, fmt::format("{} must be a number, got the text \"{}\" (write numbers without quotes)",
+                        what, s));
+  std::string_view text = s;
+  if (text.starts_with('+') && text.size() > 1 && text[1] != '-' && text[1] != '+')
+    text.remove_prefix(1);
   double v = 0;
-  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(v))
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(v))
     fail(n, fmt::format("{} must be a number, got '{}'", what, s));
   if (v < lo || v > hi) fail(n, fmt::format("{} must be in [{}, {}], got {}", what, lo, hi, s));
   return v;
 }
 
+const std::vector<std::string>& YamlReader::boolean_words() {
+  static const std::vector<std::string> words = {"true", "True", "TRUE", "yes",   "Yes",   "YES",
+                                                 "on",   "On",   "ON",   "false", "False", "FALSE",
+                                                 "no",   "No",   "NO",   "off",   "Off",   "OFF"};
+  return words;
+}
+
 bool YamlReader::boolean(const YAML::Node& n, std::string_view what) const {
   const std::string s = scalar(n, what);
-  if (s == "true" || s == "yes" || s == "on") return true;
-  if (s == "false" || s == "no" || s == "off") return false;
-  fail(n, fmt::format("{} must be true or false, got '{}'", what, s));
+  const auto& words = boolean_words();
+  const auto at = std::find(words.begin(), words.end(), s);
+  if (at == words.end()) fail(n, fmt::format("{} must be true or false, got '{}'", what, s));
+  return at < words.begin() + 9;  // the first nine mean true
 }
 
 }  // namespace runner

@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -46,11 +47,19 @@ class YamlReader {
   }
 
   std::string scalar(const YAML::Node& n, std::string_view what) const;
+  // Whether a scalar was written in quotes: "4" is text, 4 a number, for YAML and for the JSON
+  // Schema tools that read configs (configs/schema.json), so numbers may not be quoted.
+  static bool quoted(const YAML::Node& n);
+  // An integer as YAML writes one: 42, +42, -42, and a number whose fraction is zero (2.0, 1.5e3):
+  // YAML-to-JSON tools and so the schema see the value 2 in `2.0`, so the runner does too.
   std::int64_t integer(const YAML::Node& n, std::string_view what) const;
   std::int64_t integer_in(const YAML::Node& n, std::string_view what, std::int64_t lo,
                           std::int64_t hi) const;
   double number(const YAML::Node& n, std::string_view what, double lo, double hi) const;
+  // YAML 1.2's true/false (any of its three casings) and YAML 1.1's yes/no/on/off, quoted or not:
+  // editors read configs as YAML 1.2 (yes is a word there), Python's yaml as 1.1 (yes is true).
   bool boolean(const YAML::Node& n, std::string_view what) const;
+  static const std::vector<std::string>& boolean_words();
 
  private:
   std::string file_;

@@ -28,7 +28,7 @@ dict="$build/fuzz.dict"
   for w in experiment description kernel variant size dtype block threads kernel_size grid print \
            repeat warmup min_samples max_samples target_rsd max_seconds baseline verify seed \
            timeout_s sweeps exclude slurm partition account qos time gres constraint cpus throttle \
-           extra m n k float double gemm transpose conv2d hello omp_serial omp_blocked; do
+           extra m n k float double gemm transpose conv2d hello omp_serial omp_blocked pow2 range; do
     echo "\"$w\""
   done
   for t in ': ' '- ' '[' ']' '{' '}' ', ' '&a ' '*a' '32x8' '\x0a  ' '\x0a    - '; do echo "\"$t\""; done

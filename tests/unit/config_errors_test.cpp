@@ -158,6 +158,65 @@ const BadConfig kBadConfigs[] = {
      HEAD "baseline: {variant: omp_serial, kernel: gemm}\nsweeps:\n  - size: 8\n",
      "test.yaml:3:33: baseline cannot name a kernel: it applies to each kernel of the config"},
 
+    {"ThreadsQuoted", HEAD "sweeps:\n  - threads: \"4\"\n",
+     "test.yaml:4:14: threads must be an integer, got the text \"4\" (write numbers without "
+     "quotes)"},
+    {"TimeoutQuoted", HEAD "timeout_s: '60'\nsweeps:\n  - size: 8\n",
+     "test.yaml:3:12: timeout_s must be a number, got the text \"60\" (write numbers without "
+     "quotes)"},
+    {"PrintOneIsNotABoolean", "experiment: e\nkernel: hello\nsweeps:\n  - print: 1\n",
+     "test.yaml:4:12: print must be true or false, got '1'"},
+
+    // Ranges (runner/spec/integer_range.hpp).
+    {"Pow2BoundNotAPowerOfTwo", HEAD "sweeps:\n  - size: {pow2: [100, 1024]}\n",
+     "test.yaml:4:19: pow2 bounds of size must be powers of two, got 100"},
+    {"Pow2GoesDown", HEAD "sweeps:\n  - size: {pow2: [1024, 128]}\n",
+     "test.yaml:4:18: pow2 of size goes down: 1024 is above 128 (write [lo, hi])"},
+    {"Pow2OneBound", HEAD "sweeps:\n  - size: {pow2: [128]}\n",
+     "test.yaml:4:18: pow2 of size takes [lo, hi], two powers of two, e.g. {pow2: [128, 8192]}"},
+    {"Pow2BeyondTheAxis", HEAD "sweeps:\n  - threads: {pow2: [1, 8192]}\n",
+     "test.yaml:4:25: threads must be in [1, 4096], got 8192"},
+    {"Pow2NotAnInteger", HEAD "sweeps:\n  - size: {pow2: [128, big]}\n",
+     "test.yaml:4:24: size pow2 bound must be an integer, got 'big'"},
+    {"RangeStepZero", HEAD "sweeps:\n  - size: {range: [1024, 9216, 0]}\n",
+     "test.yaml:4:32: range step of size must be at least 1, got 0"},
+    {"RangeStepNegative", HEAD "sweeps:\n  - size: {range: [1024, 9216, -1024]}\n",
+     "test.yaml:4:32: range step of size must be at least 1, got -1024"},
+    {"RangeGoesDown", HEAD "sweeps:\n  - size: {range: [9216, 1024, 1024]}\n",
+     "test.yaml:4:19: range of size goes down: start 9216 is above stop 1024"},
+    {"RangeNeverReachesItsStop", HEAD "sweeps:\n  - size: {range: [1024, 9000, 1024]}\n",
+     "test.yaml:4:26: range of size never reaches its stop 9000: 1024 + a multiple of 1024 (the "
+     "last value would be 8192)"},
+    {"RangeTooManyValues", HEAD "sweeps:\n  - size: {range: [1, 1000000]}\n",
+     "test.yaml:4:19: range of size has 1000000 values; at most 100000 (a missing step?)"},
+    {"RangeNotAnInteger", HEAD "sweeps:\n  - threads: {range: [1, 8.5]}\n",
+     "test.yaml:4:26: threads range stop must be an integer, got '8.5'"},
+    {"RangeOfOneNumber", HEAD "sweeps:\n  - size: {range: 1024}\n",
+     "test.yaml:4:19: range of size takes [start, stop] or [start, stop, step] (stop included), "
+     "e.g. {range: [1024, 9216, 1024]}"},
+    {"RangeWithAnEvenKernelSize", HEAD "sweeps:\n  - kernel_size: {range: [3, 9]}\n",
+     "test.yaml:4:26: kernel_size must be odd, got 4 (a value of this range)"},
+    {"RangeUnknownKind", HEAD "sweeps:\n  - size: {pow3: [128, 1024]}\n",
+     "test.yaml:4:12: unknown range 'pow3' for size (did you mean 'pow2'?): a range is "
+     "{pow2: [lo, hi]} or {range: [start, stop, step]}"},
+    {"RangeUnknownKindInAList", HEAD "sweeps:\n  - threads: [1, {step: [2, 8]}]\n",
+     "test.yaml:4:19: unknown range 'step' for threads: a range is {pow2: [lo, hi]} or "
+     "{range: [start, stop, step]}"},
+    {"RangeMixesPow2AndRange", HEAD "sweeps:\n  - size: {pow2: [128, 1024], range: [1, 2]}\n",
+     "test.yaml:4:31: a range of size is either pow2 or range, not both: write two items of a "
+     "list"},
+    {"RangeOfBlocks", HEAD "sweeps:\n  - block: {pow2: [32, 1024]}\n",
+     "test.yaml:4:12: axis 'block' takes no ranges (ranges are for size, threads, kernel_size and "
+     "grid): list the shapes, [[32, 8], [64, 4]]"},
+    {"RangeOfDtypes", HEAD "sweeps:\n  - dtype: [float, {range: [1, 2]}]\n",
+     "test.yaml:4:20: axis 'dtype' takes no ranges (ranges are for size, threads, kernel_size and "
+     "grid)"},
+    {"RangeAsATopLevelDefault", HEAD "threads: {pow2: [1, 4]}\nsweeps:\n  - size: 8\n",
+     "test.yaml:3:10: top-level 'threads' is a default and takes one value; put ranges in sweeps"},
+    {"RangeInABaseline",
+     HEAD "baseline: {variant: omp_serial, threads: {pow2: [1, 4]}}\nsweeps:\n  - size: 8\n",
+     "test.yaml:3:42: baseline takes one value of 'threads', not a range"},
+
     {"DuplicateTopLevelKey", HEAD "sweeps:\n  - size: 8\nkernel: gemm\n",
      "test.yaml:5:1: duplicate key 'kernel' in the config"},
     {"DuplicateAxisInSweep", HEAD "sweeps:\n  - size: 8\n    size: 16\n",

@@ -223,6 +223,36 @@ TEST(Config, BooleanSpellings) {
     EXPECT_EQ(std::get<bool>(sweep_value(spec, 0, Axis::print, i).value), expected[i]) << i;
 }
 
+TEST(Config, BooleanSpellingsOfYaml11And12) {
+  // YAML 1.2 (editors) reads True and FALSE as booleans and "yes" as a word; YAML 1.1 (Python)
+  // reads both as booleans: the runner takes every spelling either reads as one, quoted or not.
+  const ExperimentSpec spec = parse(
+      "experiment: e\nkernel: hello\nsweeps:\n  - print: [True, FALSE, Yes, OFF, \"yes\", "
+      "'false']\n");
+  const bool expected[] = {true, false, true, false, true, false};
+  for (std::size_t i = 0; i < 6; ++i)
+    EXPECT_EQ(std::get<bool>(sweep_value(spec, 0, Axis::print, i).value), expected[i]) << i;
+}
+
+TEST(Config, IntegersAsYamlWritesThem) {
+  // 2.0 is the integer 2 to every YAML-to-JSON tool, and so to the schema: to the runner too.
+  const ExperimentSpec spec = parse(
+      "experiment: e\nkernel: gemm\nsweeps:\n  - threads: [+3, 2.0, 1.6e1, 4.]\n"
+      "timeout_s: +30\n");
+  const std::int64_t expected[] = {3, 2, 16, 4};
+  for (std::size_t i = 0; i < 4; ++i)
+    EXPECT_EQ(std::get<std::int64_t>(sweep_value(spec, 0, Axis::threads, i).value), expected[i])
+        << i;
+  EXPECT_EQ(spec.timeout_s, 30.0);
+}
+
+TEST(Config, AQuotedNumberIsABlockInTextForm) {
+  const ExperimentSpec spec =
+      parse("experiment: e\nkernel: gemm\nsweeps:\n  - block: [\"64\", \"8x4\"]\n");
+  EXPECT_EQ(std::get<BlockShape>(sweep_value(spec, 0, Axis::block, 0).value), (BlockShape{64, 1}));
+  EXPECT_EQ(std::get<BlockShape>(sweep_value(spec, 0, Axis::block, 1).value), (BlockShape{8, 4}));
+}
+
 TEST(Config, BaselineAsAName) {
   const ExperimentSpec spec =
       parse("experiment: e\nkernel: gemm\nbaseline: omp_serial\nsweeps:\n  - size: 8\n");
