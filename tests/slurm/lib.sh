@@ -109,3 +109,40 @@ skip_unless_root() {
         exit 77
     fi
 }
+
+# run_rc OUTFILE COMMAND...: runs COMMAND with stdout+stderr into OUTFILE, prints its exit code.
+run_rc() {
+    local file=$1 rc=0
+    shift
+    "$@" >"$file" 2>&1 || rc=$?
+    echo "$rc"
+}
+
+# expect NAME RC WANT FILE PATTERN: ok if RC = WANT and FILE holds PATTERN (grep -E).
+expect() {
+    local name=$1 rc=$2 want=$3 file=$4 pattern=$5
+    if [[ $rc == "$want" ]] && grep -qE -- "$pattern" "$file"; then
+        ok "$name (exit $rc)"
+    else
+        not_ok "$name" "exit $rc, wanted $want; message wanted: $pattern" "$(head -c 1500 "$file")"
+    fi
+}
+
+# json FILE EXPR: EXPR evaluated in Python with d = the JSON document of FILE ($PY: a python3).
+json() { "$PY" -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
+
+# start_watchdog SECONDS: CTest kills a test that runs past its TIMEOUT with SIGKILL, which no trap
+# sees and which would leave the daemons running; this sends the script SIGTERM first (its INT/TERM
+# trap exits 130, then its EXIT trap stops the cluster). The watchdog holds no output pipe (CTest
+# would wait for it) and takes its sleep along when killed. Sets DEADLINE_S and WATCHDOG (its pid).
+watchdog() {
+    sleep "$DEADLINE_S" &
+    local sleeper=$!
+    trap 'kill $sleeper; exit 0' TERM
+    wait "$sleeper" && kill -TERM $$
+}
+start_watchdog() {
+    DEADLINE_S=$1
+    watchdog >/dev/null 2>&1 </dev/null &
+    WATCHDOG=$!
+}

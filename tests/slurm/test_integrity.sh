@@ -44,15 +44,7 @@ export RUNNER_CALIBRATION_DIR=$WORK/calibration
 "$RUNNER" calibrate --cpu-only --out "$RUNNER_CALIBRATION_DIR" >"$WORK/calibrate.log" 2>&1 &
 CALIBRATE=$!
 # CTest's SIGKILL at its TIMEOUT would leave the daemons running: stop ourselves first.
-DEADLINE_S=${TEST_DEADLINE_S:-600}
-watchdog() {
-    sleep "$DEADLINE_S" &
-    local sleeper=$!
-    trap 'kill $sleeper; exit 0' TERM
-    wait "$sleeper" && kill -TERM $$
-}
-watchdog >/dev/null 2>&1 </dev/null &
-WATCHDOG=$!
+start_watchdog "${TEST_DEADLINE_S:-600}"
 LOCAL_RUN=""
 cleanup() {
     local rc=$?
@@ -78,25 +70,8 @@ T_START=$(t_now)
 # (array_ids, collect_id, job_ended, wait_collect: tests/slurm/lib.sh)
 
 
-# run_rc OUTFILE COMMAND...: runs COMMAND with stdout+stderr into OUTFILE, prints its exit code.
-run_rc() {
-    local file=$1 rc=0
-    shift
-    "$@" >"$file" 2>&1 || rc=$?
-    echo "$rc"
-}
 
-# expect NAME RC WANT FILE PATTERN: ok if RC = WANT and FILE holds PATTERN (grep -E).
-expect() {
-    local name=$1 rc=$2 want=$3 file=$4 pattern=$5
-    if [[ $rc == "$want" ]] && grep -qE -- "$pattern" "$file"; then
-        ok "$name (exit $rc)"
-    else
-        not_ok "$name" "exit $rc, wanted $want; message wanted: $pattern" "$(head -c 600 "$file")"
-    fi
-}
 
-json() { "$PY" -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
 
 # Every line of OLD is in NEW, verbatim: no record written before was lost or rewritten.
 lines_kept() {

@@ -38,18 +38,8 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/slurmsub.XXXXXX")
 export RUNNER_CALIBRATION_DIR=$WORK/calibration
 "$RUNNER" calibrate --cpu-only --out "$RUNNER_CALIBRATION_DIR" >"$WORK/calibrate.log" 2>&1 || true
 chmod 755 "$WORK"
-# CTest kills a test that runs past its TIMEOUT with SIGKILL, which no trap sees and which would
-# leave the daemons running: stop ourselves first (SIGTERM → exit 130 → the EXIT trap).
-# The watchdog holds no output pipe (CTest would wait for it) and takes its sleep along when killed.
-DEADLINE_S=${TEST_DEADLINE_S:-600}
-watchdog() {
-    sleep "$DEADLINE_S" &
-    local sleeper=$!
-    trap 'kill $sleeper; exit 0' TERM
-    wait "$sleeper" && kill -TERM $$
-}
-watchdog >/dev/null 2>&1 </dev/null &
-WATCHDOG=$!
+# CTest's SIGKILL at its TIMEOUT would leave the daemons running: stop ourselves first.
+start_watchdog "${TEST_DEADLINE_S:-600}"
 cleanup() {
     local rc=$?
     kill "$WATCHDOG" 2>/dev/null || true
@@ -80,7 +70,6 @@ for row in csv.DictReader(open(sys.argv[1], newline="")): print(row["point_id"])
 planned_ids() { "$RUNNER" "$1" --dry-run | awk 'length($1) == 17 && $1 ~ /^p[0-9a-f]+$/ { print $1 }' | sort; }
 
 # json FILE EXPR: evaluate a Python expression on the parsed JSON file (as d).
-json() { "$PY" -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
 
 # Every line of a JSONL file parses, and prints the count.
 jsonl_count() {
