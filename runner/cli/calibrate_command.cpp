@@ -6,6 +6,7 @@
 #include "runner/cli/commands.hpp"
 #include "runner/measure/calibration.hpp"
 #include "runner/measure/environment.hpp"
+#include "runner/results/record.hpp"
 #include "runner/results/record_files.hpp"
 
 namespace runner::cli {
@@ -13,8 +14,7 @@ namespace runner::cli {
 namespace {
 
 double ceiling(const nlohmann::ordered_json& doc, const char* key) {
-  const auto& c = doc["ceilings"];
-  return c.contains(key) && c[key].is_number() ? c[key].get<double>() : 0.0;
+  return number_or(doc["ceilings"], key);
 }
 
 void print_gpu(const nlohmann::ordered_json& doc) {

@@ -6,11 +6,6 @@ namespace runner {
 
 namespace {
 
-double number_or(const nlohmann::json& j, const char* key, double fallback = 0) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<double>() : fallback;
-}
-
 void set_pct(Record& r, const char* key, double value, double ceiling) {
   if (value > 0 && ceiling > 0) r[key] = 100.0 * value / ceiling;
 }

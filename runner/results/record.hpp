@@ -31,6 +31,14 @@ std::string csv_row(const Record& r, const std::vector<std::string>& columns);
 // Whole CSV text: header row, then one row per record, CRLF line ends as RFC 4180 says.
 std::string to_csv(const std::vector<Record>& records);
 
+// A number field of a record (or of any JSON object, e.g. a calibration document); `fallback`
+// where it is absent, null or not a number: a record that lacks a figure has null there.
+template <typename Json>
+double number_or(const Json& j, const char* key, double fallback = 0) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->template get<double>() : fallback;
+}
+
 // Key identifying the problem a record belongs to (kernel, dtype, size, kernel_size), for matching
 // a point with its baseline and ceiling.
 std::string problem_key_of(const Record& r);

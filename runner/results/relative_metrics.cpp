@@ -8,10 +8,6 @@ namespace {
 bool is_ok(const Record& r) {
   return r.value("status", "") == "ok";
 }
-double number_or(const Record& r, const char* key, double fallback) {
-  const auto it = r.find(key);
-  return it != r.end() && it->is_number() ? it->get<double>() : fallback;
-}
 }  // namespace
 
 void RelativeMetrics::observe(const Record& r) {

@@ -55,8 +55,7 @@ std::string noise_warning(const Record& r) {
 }
 
 double rsd_of(const Record& r) {
-  const auto it = r.find("time_ms_rsd");
-  return it != r.end() && it->is_number() ? it->get<double>() : 0.0;
+  return number_or(r, "time_ms_rsd");
 }
 
 // The noise of the ok points: how many did not settle, and the noisiest of them. A figure read

@@ -146,3 +146,16 @@ start_watchdog() {
     watchdog >/dev/null 2>&1 </dev/null &
     WATCHDOG=$!
 }
+
+# stop_cluster_and_exit RC: the end of a test's EXIT trap: stops the cluster of $WORK ($CLUSTER:
+# cluster.sh), keeps $WORK when the test failed or KEEP=1, else removes it, and exits RC.
+stop_cluster_and_exit() {
+    local rc=$1
+    "$CLUSTER" stop "$WORK" >&2 || echo "# cluster.sh stop failed" >&2
+    if ((rc != 0 || T_FAIL > 0)) || [[ ${KEEP:-0} == 1 ]]; then
+        echo "# kept $WORK" >&2
+    else
+        rm -rf "$WORK"
+    fi
+    exit "$rc"
+}

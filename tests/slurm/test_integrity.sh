@@ -53,13 +53,7 @@ cleanup() {
     kill "$CALIBRATE" 2>/dev/null || true
     # A node left DOWN would keep `cluster.sh stop` waiting for jobs that cannot end.
     [[ -z ${SLURM_CONF:-} ]] || scontrol update nodename="$NODE" state=resume >/dev/null 2>&1 || true
-    "$CLUSTER" stop "$WORK" >&2 || echo "# cluster.sh stop failed" >&2
-    if ((rc != 0 || T_FAIL > 0)) || [[ ${KEEP:-0} == 1 ]]; then
-        echo "# kept $WORK" >&2
-    else
-        rm -rf "$WORK"
-    fi
-    exit "$rc"
+    stop_cluster_and_exit "$rc"
 }
 trap cleanup EXIT
 trap 'echo "# test_integrity.sh: interrupted (or past its ${DEADLINE_S} s deadline)" >&2; exit 130' INT TERM

@@ -43,13 +43,7 @@ start_watchdog "${TEST_DEADLINE_S:-600}"
 cleanup() {
     local rc=$?
     kill "$WATCHDOG" 2>/dev/null || true
-    "$CLUSTER" stop "$WORK" >&2 || echo "# cluster.sh stop failed" >&2
-    if ((rc != 0 || T_FAIL > 0)) || [[ ${KEEP:-0} == 1 ]]; then
-        echo "# kept $WORK" >&2
-    else
-        rm -rf "$WORK"
-    fi
-    exit "$rc"
+    stop_cluster_and_exit "$rc"
 }
 trap cleanup EXIT
 trap 'echo "# test_submit.sh: interrupted (or past its ${DEADLINE_S} s deadline)" >&2; exit 130' INT TERM

@@ -26,13 +26,7 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/slurmtpl.XXXXXX")
 chmod 755 "$WORK"
 cleanup() {
     local rc=$?
-    "$CLUSTER" stop "$WORK" >&2 || echo "# cluster.sh stop failed" >&2
-    if ((rc != 0 || T_FAIL > 0)) || [[ ${KEEP:-0} == 1 ]]; then
-        echo "# kept $WORK" >&2
-    else
-        rm -rf "$WORK"
-    fi
-    exit "$rc"
+    stop_cluster_and_exit "$rc"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
