@@ -11,24 +11,13 @@
 #include <cstdint>
 #include <vector>
 
+#include "kernels/common/vector16.cuh"
 #include "kernels/transpose/transpose_cuda_workload.hpp"
 #include "runner/api/variant.hpp"
 
 namespace runner::kernels::transpose {
 
 namespace {
-
-// The 16-byte vector of each element type: one load and one store instruction per 16 bytes.
-template <typename T>
-struct Vector16;
-template <>
-struct Vector16<float> {
-  using type = float4;
-};
-template <>
-struct Vector16<double> {
-  using type = double2;
-};
 
 // cudaMalloc returns 256-byte aligned memory, so both buffers start on a 16-byte boundary: the
 // vectors cover the first count / per_vector · per_vector elements, a scalar loop the rest.

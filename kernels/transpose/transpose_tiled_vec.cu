@@ -50,23 +50,13 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/common/vector16.cuh"
 #include "kernels/transpose/transpose_cuda_workload.hpp"
 #include "runner/api/variant.hpp"
 
 namespace runner::kernels::transpose {
 
 namespace {
-
-template <typename T>
-struct Vec16;
-template <>
-struct Vec16<float> {
-  using type = float4;
-};
-template <>
-struct Vec16<double> {
-  using type = double2;
-};
 
 template <typename T>
 struct VecTile {
@@ -104,7 +94,7 @@ __global__ void __launch_bounds__(VecTile<T>::kThreads)
     tiled_vec_kernel(const T* __restrict__ in, T* __restrict__ out, std::int64_t m, std::int64_t n,
                      unsigned tiles_x) {
   using G = VecTile<T>;
-  using Vec = typename Vec16<T>::type;
+  using Vec = typename Vector16<T>::type;
   constexpr int kV = G::kV, kSide = G::kSide;
   __shared__ __align__(16) T tile[kSide * kSide];
 
@@ -207,7 +197,7 @@ __global__ void __launch_bounds__(VecTile<T>::kThreads)
     tiled_vec_segments_kernel(const T* __restrict__ in, T* __restrict__ out, std::int64_t m,
                               std::int64_t n, unsigned tiles_x) {
   using G = SegmentTile<T, kAlignBytes>;
-  using Vec = typename Vec16<T>::type;
+  using Vec = typename Vector16<T>::type;
   constexpr int kV = G::kV, kSide = G::kSide, kA = G::kA;
   __shared__ __align__(16) T tile[kSide * kSide];
 
