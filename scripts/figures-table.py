@@ -19,7 +19,8 @@ def shape(r):
     b = f" {r['block_x']}x{r['block_y']}" if r.get("block_x") else ""
     t = f" t={r['threads']}" if r.get("threads") else ""
     g = f" grid={r['grid']}" if r.get("grid") is not None and r.get("variant") == "naive_1d" else ""
-    return r["variant"] + b + t + g
+    path = f" [{r['path']}]" if r.get("path") else ""
+    return r["variant"] + b + t + g + path
 
 
 def main(directory):
@@ -47,8 +48,9 @@ def main(directory):
             fig = r.get(metric)
             pct = f"{100 * fig / ref:6.1f} % of {ref_name}" if ref and fig else ""
             other = r.get("gbps") if metric == "gflops" else r.get("gflops")
+            clock = f"  {r['sm_clock_mhz']:.0f} MHz" if kernel == "gemm" and r.get("sm_clock_mhz") else ""
             print(f"   {shape(r):<34} {r['time_ms_median']:10.4f} ms  {metric} {fig or 0:10.1f}  {pct}"
-                  + (f"  (gflops {other:.1f})" if metric == "gbps" and other else ""))
+                  + (f"  (gflops {other:.1f})" if metric == "gbps" and other else "") + clock)
 
 
 if __name__ == "__main__":

@@ -130,8 +130,8 @@ __device__ __forceinline__ int a_offset(int r, int c, int bk) {
 template <typename Cfg, bool kVec>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     dmma_kernel(const double* __restrict__ a, const double* __restrict__ b, double* __restrict__ c,
-                std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t tiles_m,
-                std::int64_t tiles_n) {
+                std::int64_t m, std::int64_t n, std::int64_t lda, std::int64_t tiles_m,
+                std::int64_t tiles_n, std::int64_t k_chunk) {
   // Built for an arch without FP64 mma the body is empty; the host never launches it there
   // (compute capability < 8.0 is recorded skipped).
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
@@ -145,6 +145,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 
   const int tid = static_cast<int>(threadIdx.x);
   const regtile::TileOrigin tile = regtile::tile_origin(blockIdx.x, tiles_m, tiles_n, kBM, kBN);
+  // Split-K (gemm_split_k.cuh): block row y computes k in [y·k_chunk, (y + 1)·k_chunk) into slice
+  // y of c (the workspace); one split is the whole of k into C. lda (the whole k) is A's row
+  // length, k the extent of this block's chunk (even where lda is: k_chunk is whole k-steps).
+  const std::int64_t k_begin = std::int64_t{blockIdx.y} * k_chunk;
+  const std::int64_t k = lda - k_begin < k_chunk ? lda - k_begin : k_chunk;
+  a += k_begin;
+  b += k_begin * n;
+  c += std::int64_t{blockIdx.y} * m * n;
 
   // Tile loads, a thread copying kW doubles at column a_c (b_c) of rows a_r0 (b_r0) + i·stride.
   constexpr int kW = kVec ? 2 : 1;
@@ -167,7 +175,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
       const int r = a_r0 + kAStride * i;
       const std::int64_t row = tile.row0 + r;
       const bool in = a_k_in && row < m;
-      cp_async_zfill<8 * kW>(as + a_offset(r, a_c, kBK), in ? a + row * k + p0 + a_c : a, in);
+      cp_async_zfill<8 * kW>(as + a_offset(r, a_c, kBK), in ? a + row * lda + p0 + a_c : a, in);
     }
 #pragma unroll
     for (int i = 0; i < kBCopies; ++i) {

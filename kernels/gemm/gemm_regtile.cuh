@@ -79,13 +79,20 @@ template <class T, bool kVec>
 __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
     regtile_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
                    std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t tiles_m,
-                   std::int64_t tiles_n) {
+                   std::int64_t tiles_n, std::int64_t k_chunk) {
   constexpr int BM = T::BM, BN = T::BN, BK = T::BK, TM = T::TM, TN = T::TN;
   constexpr int kAL = T::kALoads, kBL = T::kBLoads, kThreads = T::kThreads;
   __shared__ __align__(16) float a_s[2][BK][T::kAStride];
   __shared__ __align__(16) float b_s[2][BK][BN];
 
   const TileOrigin tile = tile_origin<T::kGroup>(blockIdx.x, tiles_m, tiles_n, BM, BN);
+  // Split-K (gemm_split_k.cuh): block row y computes k in [y·k_chunk, (y + 1)·k_chunk) into slice
+  // y of c (the workspace); one split is the whole of k into C. k stays A's row length.
+  const std::int64_t k_begin = std::int64_t{blockIdx.y} * k_chunk;
+  const std::int64_t k_len = k - k_begin < k_chunk ? k - k_begin : k_chunk;
+  a += k_begin;
+  b += k_begin * n;
+  c += std::int64_t{blockIdx.y} * m * n;
 
   // Global → register loads: load l of a thread is float4 number tid + l·kThreads of the tile:
   // A (BM rows × BK): row idx / (BK/4), k-column 4·(idx % (BK/4)); B (BK rows × BN): row
@@ -114,8 +121,8 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
   const std::int64_t b_step = BK * n;
   float4 a_reg[kAL], b_reg[kBL];
 
-  // k − (first k of the next step to load); ≤ 0 once past the end (the loads then give zeros).
-  std::int64_t k_load = k;
+  // k_len − (first k of the next step to load); ≤ 0 once past the end (the loads then give zeros).
+  std::int64_t k_load = k_len;
 
   // Loads the next k-step (a_src, b_src point at it) into a_reg, b_reg.
   auto load = [&]() {

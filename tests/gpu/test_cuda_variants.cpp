@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "runner/api/gpu_info.hpp"
 #include "runner/api/registry.hpp"
@@ -92,6 +93,37 @@ sweeps:
         "3999}]\n    dtype: double\n";
   const auto seen = run_all(yaml);
   for (const auto& v : present) EXPECT_TRUE(seen.count(v)) << "variant not exercised: " << v;
+}
+
+// regtile and dmma cut k where the tiles of C do not fill the GPU (kernels/gemm/gemm_split_k.cuh):
+// small, deep-K and odd shapes (k not a multiple of the k-step or of the vector width) verify with
+// k split, the large problem with k whole.
+TEST_F(CudaVariants, TunedGemmsSplitKWhereTilesAreFew) {
+  const auto present = cuda_variants_of("gemm");
+  for (const auto& [variant, dtype] :
+       {std::pair{"regtile", "float"}, std::pair{"dmma", "double"}}) {
+    if (!present.count(variant)) continue;
+    const std::string yaml = std::string("experiment: t\nkernel: gemm\n") + kRepeat +
+                             "sweeps:\n  - variant: " + variant + "\n    dtype: " + dtype +
+                             "\n    size: [{m: 128, n: 128, k: 1000}, 1024, {m: 130, n: 260, k: "
+                             "20001}, {m: 256, n: 256, "
+                             "k: 16384}, {m: 300, n: 100, k: 4099}, {m: 4000, n: 4001, k: 3999}]\n";
+    const ExperimentSpec spec = parse_config(yaml, "test.yaml");
+    for (const Point& p : expand(spec, Registry::instance())) {
+      const Record r = run_point(spec, p, Registry::instance());
+      ASSERT_EQ(r.value("status", ""), "ok") << p.key() << ": " << r.value("message", "");
+      EXPECT_TRUE(r.value("verified", false)) << p.key();
+      const int splits = r.value("k_splits", 0);
+      const std::string path = r.value("path", "");
+      if (p.size->m == 4000) {
+        EXPECT_EQ(splits, 1) << p.key() << ": " << path;
+      } else {
+        EXPECT_GT(splits, 1) << p.key() << ": " << path;
+        EXPECT_NE(path.find("split-K " + std::to_string(splits)), std::string::npos) << path;
+        EXPECT_EQ(r.value("grid_blocks", std::int64_t{0}) % splits, 0) << p.key();
+      }
+    }
+  }
 }
 
 // Seed 003's q sweep: q blocks of one thread occupy q warps (a block never shares a warp), the

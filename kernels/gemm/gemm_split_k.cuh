@@ -1,0 +1,165 @@
+#pragma once
+// Split-K for the tuned GEMM variants (`regtile`, `dmma`). Their tiles are 128×128: a problem
+// with few tiles of C leaves most SMs idle (1024³ is 64 tiles for 132 SMs; 256×256×65536, deep K,
+// is 4 tiles, each a 65536-long dot product). Split-K cuts the k range into `splits` chunks of
+// whole k-steps: block (tile, s) computes its tile over chunk s into slice s of a workspace, and a
+// second kernel adds the slices into C in the order s = 0, 1, ... — the same sum in every run
+// (no atomics), so a point's error does not change from run to run.
+//
+// How many splits: a cost model over the candidates, in microseconds. The main kernel takes
+// waves × (steps a block computes + a fixed prologue/epilogue) × the time of one k-step, where
+// waves = ceil(tiles × splits / slots) and slots = the blocks the GPU holds at once; splitting
+// then costs a second launch and the workspace traffic (each slice written once and read once, C
+// written). The k-step time and the bandwidth are a variant's measured figures (its .cu file
+// says where from); the model only compares candidates with each other, so they need be right
+// only in proportion. It picks 1 split wherever the tiles already fill the GPU about evenly.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#ifdef __CUDACC__
+#include "kernels/common/vector16.cuh"
+#include "runner/api/cuda/cuda_check.hpp"
+#include "runner/api/cuda/device_buffer.hpp"
+#endif
+
+namespace runner::kernels::gemm::split_k {
+
+struct Plan {
+  int splits = 1;
+  std::int64_t k_chunk = 0;  // k elements a split covers (whole k-steps; the last may be shorter)
+};
+
+// What the cost model needs of a variant on a device.
+struct CostModel {
+  std::int64_t slots = 1;   // blocks resident at once: SMs × blocks per SM
+  double step_us = 1;       // one block's k-step (BM×BN×BK) with every slot busy
+  double fixed_steps = 2;   // prologue and epilogue, in k-steps
+  double bytes_per_us = 1;  // device memory bandwidth for the workspace traffic
+  double launch_us = 3;     // the reduction's launch, back to back on the stream
+  int max_splits = 256;
+  int min_chunk_steps = 4;  // no chunk shorter than this many k-steps
+};
+
+inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+  return (a + b - 1) / b;
+}
+
+// Modelled time of `splits` (see the top of the file); splits > 1 add the workspace traffic.
+inline double modelled_us(const CostModel& cost, std::int64_t tiles, std::int64_t k_steps,
+                          std::int64_t splits, std::int64_t mn, int element_bytes) {
+  const std::int64_t chunk_steps = ceil_div(k_steps, splits);
+  const std::int64_t waves = ceil_div(tiles * splits, cost.slots);
+  double us = static_cast<double>(waves) * (static_cast<double>(chunk_steps) + cost.fixed_steps) *
+              cost.step_us;
+  if (splits > 1)
+    us += cost.launch_us + static_cast<double>(2 * splits + 1) * static_cast<double>(mn) *
+                               element_bytes / cost.bytes_per_us;
+  return us;
+}
+
+// The cheapest split of k (multiples of bk) for `tiles` tiles of an m×n C.
+inline Plan plan(const CostModel& cost, std::int64_t tiles, std::int64_t m, std::int64_t n,
+                 std::int64_t k, int bk, int element_bytes) {
+  const std::int64_t k_steps = std::max<std::int64_t>(1, ceil_div(k, bk));
+  Plan best{1, k};
+  double best_us = modelled_us(cost, tiles, k_steps, 1, m * n, element_bytes);
+  const std::int64_t most =
+      std::min<std::int64_t>(cost.max_splits, k_steps / std::max(1, cost.min_chunk_steps));
+  for (std::int64_t s = 2; s <= most; ++s) {
+    const std::int64_t chunk_steps = ceil_div(k_steps, s);
+    const std::int64_t splits = ceil_div(k_steps, chunk_steps);  // no empty chunk
+    if (splits != s) continue;                                   // the same chunks as a smaller s
+    const double us = modelled_us(cost, tiles, k_steps, splits, m * n, element_bytes);
+    if (us < best_us * 0.97) {  // a split must win clearly: the model is rough
+      best_us = us;
+      best = Plan{static_cast<int>(splits), chunk_steps * bk};
+    }
+  }
+  return best;
+}
+
+// For the record's `path`: "128x128 tiles" or "128x128 tiles, split-K 4".
+inline std::string describe(int bm, int bn, const Plan& p) {
+  std::string s = std::to_string(bm) + "x" + std::to_string(bn) + " tiles";
+  if (p.splits > 1) s += ", split-K " + std::to_string(p.splits);
+  return s;
+}
+
+#ifdef __CUDACC__
+// c[i] = Σ_s partial[s·count + i], s in order; 16-byte vectors where count allows (the slices
+// then all start on 16-byte boundaries: cudaMalloc'd workspace, count a multiple of the vector).
+template <typename T, typename V>
+__global__ void reduce_kernel(const T* __restrict__ partial, T* __restrict__ c, std::int64_t count,
+                              int splits) {
+  constexpr int kLanes = sizeof(V) / sizeof(T);
+  const std::int64_t vectors = count / kLanes;
+  const std::int64_t stride = std::int64_t{gridDim.x} * blockDim.x;
+  for (std::int64_t i = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < vectors;
+       i += stride) {
+    T sum[kLanes] = {};  // 0 + x is x: the same sum as starting from slice 0
+    for (int s = 0; s < splits; ++s) {
+      const V v = *reinterpret_cast<const V*>(partial + s * count + i * kLanes);
+      const T* e = reinterpret_cast<const T*>(&v);
+#pragma unroll
+      for (int l = 0; l < kLanes; ++l) sum[l] += e[l];
+    }
+    *reinterpret_cast<V*>(c + i * kLanes) = *reinterpret_cast<const V*>(sum);
+  }
+}
+
+// A variant's split of k for one problem: the plan, the workspace it needs, the launch grid and
+// the reduction. With one split the kernel writes C and nothing else runs.
+template <typename T>
+class SplitK {
+ public:
+  // Plans for an m×n C of `tiles` tiles (k-steps of bk) and allocates the workspace; where the
+  // device has no room for it, k stays whole (the workspace is scratch, not a requirement).
+  SplitK(const CostModel& cost, std::int64_t tiles, std::int64_t m, std::int64_t n, std::int64_t k,
+         int bk)
+      : plan_(split_k::plan(cost, tiles, m, n, k, bk, sizeof(T))), count_(m * n), tiles_(tiles) {
+    if (plan_.splits == 1) return;
+    auto slices = cuda::DeviceBuffer<T>::try_allocate(static_cast<std::size_t>(plan_.splits) *
+                                                      static_cast<std::size_t>(count_));
+    if (slices)
+      workspace_ = std::move(*slices);
+    else
+      plan_ = Plan{1, k};
+  }
+
+  const Plan& plan() const { return plan_; }
+  // Blocks: x the tiles, y the slices (each kernel reads blockIdx.y · k_chunk as its first k).
+  dim3 grid() const {
+    return dim3(static_cast<unsigned>(tiles_), static_cast<unsigned>(plan_.splits));
+  }
+  // Where the kernel writes: C, or the workspace's slices.
+  T* output(T* c) const { return plan_.splits > 1 ? workspace_.data() : c; }
+
+  // After the kernel: adds the slices into c (nothing with one split).
+  void reduce_into(T* c, int sm_count, cudaStream_t stream) const {
+    if (plan_.splits == 1) return;
+    constexpr int kThreads = 256;
+    using V = typename Vector16<T>::type;
+    constexpr int kLanes = sizeof(V) / sizeof(T);
+    const bool vector = count_ % kLanes == 0;
+    const std::int64_t items = vector ? count_ / kLanes : count_;
+    const auto blocks = static_cast<unsigned>(
+        std::clamp<std::int64_t>(ceil_div(items, kThreads), 1, std::int64_t{sm_count} * 16));
+    if (vector)
+      reduce_kernel<T, V>
+          <<<blocks, kThreads, 0, stream>>>(workspace_.data(), c, count_, plan_.splits);
+    else
+      reduce_kernel<T, T>
+          <<<blocks, kThreads, 0, stream>>>(workspace_.data(), c, count_, plan_.splits);
+    RUNNER_CUDA_CHECK_LAUNCH();
+  }
+
+ private:
+  Plan plan_;
+  std::int64_t count_, tiles_;
+  cuda::DeviceBuffer<T> workspace_;  // plan_.splits slices of C, when k is split
+};
+#endif
+
+}  // namespace runner::kernels::gemm::split_k

@@ -1,0 +1,87 @@
+// The split-K plan of the tuned GEMMs (kernels/gemm/gemm_split_k.cuh): k is cut only where the
+// tiles of C do not fill the GPU, into whole k-steps that cover k exactly once.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+#include "kernels/gemm/gemm_split_k.cuh"
+
+namespace runner::kernels::gemm::split_k {
+namespace {
+
+// regtile on an H100: 132 SMs × 2 blocks, 128×128 tiles, k-steps of 16.
+CostModel regtile_h100() {
+  CostModel c;
+  c.slots = 264;
+  c.step_us = 2.9;
+  c.bytes_per_us = 3.0e6;
+  return c;
+}
+
+Plan plan_for(std::int64_t m, std::int64_t n, std::int64_t k,
+              const CostModel& cost = regtile_h100()) {
+  const std::int64_t tiles = ceil_div(m, 128) * ceil_div(n, 128);
+  return plan(cost, tiles, m, n, k, 16, 4);
+}
+
+// Every split is a whole number of k-steps, none is empty, and together they cover k.
+void expect_covers(const Plan& p, std::int64_t k, int bk) {
+  ASSERT_GE(p.splits, 1);
+  if (p.splits == 1) {
+    EXPECT_GE(p.k_chunk, k);
+    return;
+  }
+  EXPECT_EQ(p.k_chunk % bk, 0);
+  EXPECT_GE(p.k_chunk * p.splits, k);
+  EXPECT_LT(p.k_chunk * (p.splits - 1), k);
+}
+
+TEST(SplitKPlan, LargeProblemsAreNotSplit) {
+  for (std::int64_t s : {2048, 4096, 8192}) {
+    const Plan p = plan_for(s, s, s);
+    EXPECT_EQ(p.splits, 1) << s;
+    EXPECT_EQ(p.k_chunk, s) << s;
+  }
+  EXPECT_EQ(plan_for(4095, 4097, 4099).splits, 1);
+  EXPECT_EQ(plan_for(8192, 8192, 256).splits, 1);
+}
+
+TEST(SplitKPlan, FewTilesSplitKToFillTheGpu) {
+  const Plan small = plan_for(1024, 1024, 1024);  // 64 tiles for 264 slots
+  EXPECT_GE(small.splits, 3);
+  EXPECT_LE(64 * small.splits, 264);  // one wave
+  expect_covers(small, 1024, 16);
+
+  const Plan deep = plan_for(256, 256, 65536);  // 4 tiles, 4096 k-steps
+  EXPECT_GE(deep.splits, 32);
+  EXPECT_LE(4 * deep.splits, 264);
+  expect_covers(deep, 65536, 16);
+}
+
+TEST(SplitKPlan, ShortKIsNeverCutBelowTheMinimumChunk) {
+  EXPECT_EQ(plan_for(128, 128, 48).splits, 1);    // 3 k-steps
+  const Plan p = plan_for(128, 128, 16 * 9 + 5);  // 10 k-steps, the last partial
+  EXPECT_LE(p.splits, 2);
+  expect_covers(p, 16 * 9 + 5, 16);
+}
+
+TEST(SplitKPlan, OddKIsCoveredExactly) {
+  for (std::int64_t k : {257, 1023, 3999, 20001, 65537}) {
+    const Plan p = plan_for(200, 136, k);
+    expect_covers(p, k, 16);
+  }
+}
+
+TEST(SplitKPlan, ExpensiveWorkspaceTrafficKeepsKWhole) {
+  CostModel slow_memory = regtile_h100();
+  slow_memory.bytes_per_us = 1.0e3;  // 1 GB/s: the slices would cost more than idle SMs
+  EXPECT_EQ(plan_for(1024, 1024, 1024, slow_memory).splits, 1);
+}
+
+TEST(SplitKPlan, PathNamesTheSplit) {
+  EXPECT_EQ(describe(128, 128, Plan{1, 4096}), "128x128 tiles");
+  EXPECT_EQ(describe(128, 128, Plan{4, 256}), "128x128 tiles, split-K 4");
+}
+
+}  // namespace
+}  // namespace runner::kernels::gemm::split_k
