@@ -15,8 +15,10 @@ namespace {
 constexpr std::size_t kSummaryRows = 40;
 // Where the run's time went, from the records' timings: inside the clock, the points' set-up and
 // verification, the rest of the points (warm-ups, poisoning, flushes, the worker's round trip),
-// and outside the points (calibration, worker starts, the files).
-void print_time_split(const std::vector<Record>& records, std::FILE* out, double run_wall_s) {
+// and outside the points (calibration, worker starts, the files). `kept`: records of an earlier
+// invocation that a resume kept, which this one's wall time did not include.
+void print_time_split(const std::vector<Record>& records, std::size_t kept, std::FILE* out,
+                      double run_wall_s) {
   double point_s = 0, timed_s = 0, setup_s = 0, verify_s = 0;
   auto add = [](double& sum, const Record& r, const char* key) {
     if (r.contains(key) && r[key].is_number()) sum += r[key].get<double>();
@@ -31,9 +33,12 @@ void print_time_split(const std::vector<Record>& records, std::FILE* out, double
   const double wall = run_wall_s > 0 ? run_wall_s : point_s;
   const double rest = std::max(0.0, point_s - timed_s - setup_s - verify_s);
   fmt::print(out,
-             "Time: {}{:.1f} s in points: {:.1f} s timed (samples), {:.1f} s set-up (problems, "
+             "Time{}: {}{:.1f} s in points: {:.1f} s timed (samples), {:.1f} s set-up (problems, "
              "inputs, buffers), {:.1f} s verification (references, comparisons), {:.1f} s "
              "warm-ups, poisoning and flushes{}: {:.2f} x the timed time\n",
+             kept > 0 ? fmt::format(" of the {} points run now ({} kept from before)",
+                                    records.size(), kept)
+                      : std::string(),
              run_wall_s > 0 ? fmt::format("{:.1f} s wall, ", run_wall_s) : std::string(), point_s,
              timed_s, setup_s, verify_s, rest,
              run_wall_s > 0 ? fmt::format("; {:.1f} s outside points (calibration, worker starts, "
@@ -79,7 +84,7 @@ Noise noise_of(const std::vector<Record>& records) {
 }  // namespace
 
 void print_summary(const std::vector<Record>& records, std::size_t planned, std::FILE* out,
-                   double run_wall_s) {
+                   double run_wall_s, const std::vector<Record>* session) {
   struct Best {
     const Record* record = nullptr;
   };
@@ -154,7 +159,10 @@ void print_summary(const std::vector<Record>& records, std::size_t planned, std:
     }
     fmt::print(out, "  {} x{}\n", reason, n);
   }
-  print_time_split(records, out, run_wall_s);
+  if (session && session->size() < records.size())
+    print_time_split(*session, records.size() - session->size(), out, run_wall_s);
+  else
+    print_time_split(records, 0, out, run_wall_s);
 }
 
 }  // namespace runner

@@ -10,8 +10,10 @@ namespace runner {
 // its figure (the first 40 problems, then how many more), then the counts by status and the
 // reasons of points that did not run (the first 40), then where
 // the time went: the run's wall time (when given, > 0), the points' (point_s) and the time inside
-// the clock (timed_s), the last two summed over the records that have them.
+// the clock (timed_s), the last two summed over the records that have them. `session`: the
+// records this invocation ran, where a resume kept others from before — the wall time is this
+// invocation's, so the time split covers those alone (null: all of `records`).
 void print_summary(const std::vector<Record>& records, std::size_t planned, std::FILE* out,
-                   double run_wall_s = 0);
+                   double run_wall_s = 0, const std::vector<Record>* session = nullptr);
 
 }  // namespace runner

@@ -129,5 +129,40 @@ TEST(Summary, AQuietRunHasNoNoiseLine) {
   EXPECT_EQ(s.find('!'), std::string::npos) << s;
 }
 
+// A resumed run: its wall time is this invocation's, so the time split covers the points it ran,
+// not those a resume kept from an earlier one (whose seconds would make the ratio meaningless).
+TEST(Summary, AResumedRunSplitsOnlyTheTimeOfThePointsItRan) {
+  std::vector<Record> all;
+  for (int i = 1; i <= 10; ++i) {
+    Record r = ok_record(i, 1);
+    r["point_s"] = 50.0;  // earlier points: 50 s each
+    r["timed_s"] = 40.0;
+    all.push_back(r);
+  }
+  std::vector<Record> session;
+  for (int i = 11; i <= 12; ++i) {
+    Record r = ok_record(i, 1);
+    r["point_s"] = 0.5;
+    r["timed_s"] = 0.4;
+    all.push_back(r);
+    session.push_back(r);
+  }
+  char* text = nullptr;
+  std::size_t size = 0;
+  std::FILE* out = open_memstream(&text, &size);
+  print_summary(all, 12, out, 2.0, &session);
+  std::fclose(out);
+  const std::string s(text, size);
+  std::free(text);
+  EXPECT_NE(s.find("12 of 12 points recorded: 12 ok"), std::string::npos) << s;
+  EXPECT_NE(s.find("Time of the 2 points run now (10 kept from before): 2.0 s wall, 1.0 s in "
+                   "points: 0.8 s timed"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find("1.0 s outside points (calibration, worker starts, files): 2.50 x the timed"),
+            std::string::npos)
+      << s;
+}
+
 }  // namespace
 }  // namespace runner
