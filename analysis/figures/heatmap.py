@@ -49,6 +49,14 @@ def heatmap_figures(sub: pd.DataFrame, kernel: str, dtype: str, out_dir: str,
         else:
             panels = [("", v, "size_full")]
         panels = [p for p in panels if p[1]["ok"].any() or len(panels) == 1]
+        # A size measured at one configuration alone is one cell that compares with nothing:
+        # left out where other sizes have a sweep (seed 003: its q sweep at 3 sizes and one
+        # launch at 16 others drew 16 panels, 13 of them one cell wide). The time and
+        # throughput figures have those points.
+        swept = [p for p in panels if len(p[1]) > 1]
+        single_sizes = len(panels) - len(swept) if swept else 0
+        if swept:
+            panels = swept
         vmax = max(_worst_ratio(p[1]) for p in panels)
         widths = [max(1, p[1][p[2]].nunique()) for p in panels]
         rows = max(p[1]["shape"].nunique() for p in panels)
@@ -86,6 +94,9 @@ def heatmap_figures(sub: pd.DataFrame, kernel: str, dtype: str, out_dir: str,
                    "the fastest configuration at that size; the blue frame marks the best. "
                    "A grey cell has no valid time and says why: the point's status, or "
                    f"'{NOT_RUN}' where the config has no such point.")
+        if single_sizes:
+            caption += (f" {single_sizes} size(s) measured at a single configuration are not "
+                        "drawn here (see the time and throughput figures).")
         out.append(save(fig, out_dir, figure_name("heatmap", kernel, dtype, variant), caption))
     return out
 

@@ -291,6 +291,46 @@ class HeatmapTest(unittest.TestCase):
         ticks = [t.get_text() for ax in hello.axes for t in ax.get_xticklabels()]
         self.assertEqual(sorted(ticks, key=int), ["1", "2", "4"])
 
+    def test_sizes_of_one_configuration_get_no_panel_of_their_own(self):
+        # Seed 003: naive_1d swept over the grid at a few sizes, launched once (grid auto) at
+        # many others; only the swept sizes get a panel.
+        src = os.path.join(FIXTURES, "synthetic_gpu")
+        with open(os.path.join(src, "records.jsonl"), encoding="utf-8") as fh:
+            lines = [json.loads(line) for line in fh if line.strip()]
+        swept = {(r["m"], r["n"], r["k"]) for r in lines if r["variant"] == "naive_1d"}
+        self.assertGreater(len(swept), 0)
+        template = next(r for r in lines if r["variant"] == "naive_1d" and r["status"] == "ok")
+        extra = []
+        for i, size in enumerate((3000, 3100, 3200, 3300, 3400)):
+            r = dict(template)
+            r.update(m=size, n=size, k=size, grid=0, point_id=f"pextra{i}",
+                     point_key=f"gemm/naive_1d size={size}")
+            extra.append(r)
+        out = tempfile.mkdtemp(prefix="truth-single-")
+        with open(os.path.join(out, "records.jsonl"), "w", encoding="utf-8") as fh:
+            for r in lines + extra:
+                fh.write(json.dumps(r) + "\n")
+        with open(os.path.join(src, "manifest.json"), encoding="utf-8") as fh:
+            man = fh.read()
+        with open(os.path.join(out, "manifest.json"), "w", encoding="utf-8") as fh:
+            fh.write(man)
+        drawn = {}
+
+        def record(fig, path, *args, **kwargs):
+            drawn[os.path.basename(str(path))] = fig
+        with mock.patch.object(matplotlib.figure.Figure, "savefig", autospec=True,
+                               side_effect=record):
+            report.build_report(out, os.path.join(out, "report"))
+        fig = drawn["heatmap_gemm_float_naive_1d.png"]
+        panel_titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
+        self.assertTrue(panel_titles)
+        for size in (3000, 3100, 3200, 3300, 3400):
+            self.assertFalse(any(str(size) in t for t in panel_titles), panel_titles)
+        figs, _ = Fixtures.get("synthetic_gpu")
+        before = [ax.get_title() for ax in figs["heatmap_gemm_float_naive_1d.png"].axes
+                  if ax.get_title()]
+        self.assertEqual(sorted(panel_titles), sorted(before))
+
     def test_every_grey_cell_says_why(self):
         for fixture in ("synthetic_gpu",):
             figs, _ = Fixtures.get(fixture)
