@@ -1,5 +1,6 @@
 // The parent's side of a run: claims the folder, starts workers, sends them points one by one,
-// streams their records to disk and ends with valid files whatever happens (runner/run/experiment.hpp).
+// streams their records to disk and ends with valid files whatever happens
+// (runner/run/experiment.hpp).
 #include "runner/run/experiment.hpp"
 #include "runner/run/point_runner.hpp"
 
@@ -286,8 +287,7 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
   print_quietly([&] {
     print_summary(
         files.records(), points.size(), stdout,
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count(),
-        &ran);
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count(), &ran);
   });
   if (interrupted) {
     const int sig = interrupt_signal();
