@@ -228,7 +228,7 @@ CalibrationNeeds calibration_needs(const std::vector<Point>& points, const Regis
     const KernelInfo* k = registry.find(p.kernel);
     const VariantInfo* v = k ? k->find_variant(p.variant) : nullptr;
     if (!v || !v->factory) continue;
-    if (v->backend == Backend::cuda)
+    if (is_gpu(v->backend))
       needs.gpu = needs.gpu || have_gpu;
     else
       needs.cpu = true;
