@@ -34,6 +34,8 @@ const char* const kGitRevision = \"${rev}\";
 const char* const kCxxCompiler = \"${CXX_COMPILER}\";
 const char* const kCudaCompiler = \"${CUDA_COMPILER}\";
 const char* const kCudaArchitectures = \"${CUDA_ARCHITECTURES}\";
+const char* const kHipCompiler = \"${HIP_COMPILER}\";
+const char* const kHipArchitectures = \"${HIP_ARCHITECTURES}\";
 const char* const kBuildType = \"${BUILD_TYPE}\";
 }  // namespace runner::build_info
 ")

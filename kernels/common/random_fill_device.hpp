@@ -2,7 +2,7 @@
 // Seeded random inputs made on the device: the same values as kernels/common/random_fill.hpp makes
 // on the host (kernels/common/random_values.hpp), so a GPU point needs no host copy of its inputs.
 // Plain C++ declarations: host .cpp files (cuBLAS, cuDNN callers) include them too.
-#include <cuda_runtime.h>
+#include "runner/api/gpu/runtime.hpp"
 
 #include <cstddef>
 #include <cstdint>

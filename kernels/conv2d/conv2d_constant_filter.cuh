@@ -5,7 +5,7 @@
 // thread of a warp reads the same tap at the same time, which the constant cache serves as one
 // broadcast. Any image size works: partial blocks at the right and bottom edges are guarded, and
 // block rows beyond the grid's y limit are covered by a loop over tiles.
-#include <cuda_runtime.h>
+#include "runner/api/gpu/runtime.hpp"
 
 #include <algorithm>
 #include <array>

@@ -4,7 +4,7 @@
 // reference's order, over the image generated on the device as T (exactly the values the variants
 // see) and the problem's filter. Once per problem (runner/api/cuda/problem_arrays.hpp). It agrees
 // with the host reference to double rounding: tests/gpu check it.
-#include <cuda_runtime.h>
+#include "runner/api/gpu/runtime.hpp"
 
 #include "kernels/conv2d/conv2d_problem.hpp"
 

@@ -26,16 +26,16 @@ KernelInfo make_conv2d_kernel() {
 
 RUNNER_REGISTER_KERNEL(make_conv2d_kernel);
 
-// cudnn needs cuDNN as well as CUDA (RUNNER_BUILT_CUDNN, from CMakeLists.txt). It is registered
-// all the same, so that configs naming it stay valid everywhere: its points are recorded skipped
-// with the reason.
+// cudnn needs cuDNN as well as CUDA (RUNNER_BUILT_CUDNN, from CMakeLists.txt), and is never built
+// by HIP builds. It is registered all the same, so that configs naming it stay valid everywhere:
+// its points are recorded skipped with the reason.
 // clang-format off
 RUNNER_CPU_VARIANT(conv2d, omp_serial, {.description = "seed 001 base loop (border test per tap), one thread (speedup baseline)"});
 RUNNER_CPU_VARIANT(conv2d, omp, {.axes = {Axis::threads}, .description = "omp parallel for over rows, border clipped out of a vectorised row loop"});
 RUNNER_CUDA_VARIANT(conv2d, naive, {.axes = {Axis::block}, .description = "one thread per output, taps from global memory, filter in constant memory"});
 RUNNER_CUDA_VARIANT(conv2d, shared, {.axes = {Axis::block}, .description = "block tile + halo in shared memory, filter in constant memory"});
-RUNNER_CUDA_VARIANT(conv2d, shared_reg, {.description = "shared tile + halo, 4x4 (ks 7: 8x4) outputs per thread in registers, fixed 32x8 block, unrolled for ks <= 9, ks 7 cp.async-pipelined"});
-RUNNER_VARIANT(cuda, RUNNER_BUILT_CUDNN, "built without cuDNN", conv2d, cudnn, {.description = "cuDNN convolution forward (cross-correlation, FMA math, fastest non-FFT/Winograd algorithm): the GPU reference"});
+RUNNER_NVIDIA_VARIANT(conv2d, shared_reg, "cp.async (its ks 7 pipeline)", {.description = "shared tile + halo, 4x4 (ks 7: 8x4) outputs per thread in registers, fixed 32x8 block, unrolled for ks <= 9, ks 7 cp.async-pipelined"});
+RUNNER_VARIANT(RUNNER_GPU_BACKEND, RUNNER_BUILT_CUDNN, RUNNER_NVIDIA_ONLY("cuDNN (MIOpen is not wired in)", "built without cuDNN"), conv2d, cudnn, {.description = "cuDNN convolution forward (cross-correlation, FMA math, fastest non-FFT/Winograd algorithm): the GPU reference"});
 // clang-format on
 
 }  // namespace runner::kernels::conv2d

@@ -4,7 +4,7 @@
 // each thread sums its ks² taps from shared memory with no border test; the filter in constant
 // memory (c_weights, conv2d_constant_filter.cuh). Also the large-filter path of `shared_reg`,
 // where it beats register blocking (ks 11 and up).
-#include <cuda_runtime.h>
+#include "runner/api/gpu/runtime.hpp"
 
 #include <array>
 #include <cstddef>

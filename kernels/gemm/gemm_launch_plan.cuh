@@ -14,6 +14,7 @@
 #include "kernels/gemm/gemm_cuda_workload.hpp"
 #include "runner/api/cuda/cuda_check.hpp"
 #include "runner/api/errors.hpp"
+#include "runner/api/gpu/launch_bounds.hpp"
 #include "runner/api/variant.hpp"
 
 namespace runner::kernels::gemm {
@@ -29,9 +30,11 @@ constexpr std::int64_t kMaxGridY = 65535;
 constexpr int kThreadsPerSm = 2048;
 constexpr int kMaxBlockThreads = 1024;
 
+// The second argument of __launch_bounds__, stated in CUDA's blocks per SM and converted for a
+// HIP build's compiler (runner/api/gpu/launch_bounds.hpp): 2048 threads per CU is 8 waves per SIMD.
 template <typename Index>
 constexpr int min_blocks_per_sm(int block_threads) {
-  return sizeof(Index) == 4 ? kThreadsPerSm / block_threads : 1;
+  return gpu::min_resident(block_threads, sizeof(Index) == 4 ? kThreadsPerSm / block_threads : 1);
 }
 
 inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) {

@@ -7,7 +7,7 @@
 // which proves each thread ran once whatever order the blocks ran in (a slot per thread could not
 // tell a thread that ran twice). With `print`, each thread also printf's its ids, as in the seed
 // lab.
-#include <cuda_runtime.h>
+#include "runner/api/gpu/runtime.hpp"
 
 #include <climits>
 #include <cstdint>
@@ -34,7 +34,8 @@ struct ThreadRecord {
 __global__ void hello_kernel(ThreadRecord* records, unsigned long long* appended,
                              unsigned long long capacity, bool print) {
   if (print)
-    printf("Hello World from Thread (%u, %u) in Block %u!\n", threadIdx.x, threadIdx.y, blockIdx.x);
+    printf("Hello World from Thread (%u, %u) in Block %u!\n", static_cast<unsigned>(threadIdx.x),
+           static_cast<unsigned>(threadIdx.y), static_cast<unsigned>(blockIdx.x));
   const unsigned long long slot = atomicAdd(appended, 1ull) % capacity;
   records[slot] = ThreadRecord{blockIdx.x, threadIdx.x, threadIdx.y};
 }

@@ -5,7 +5,7 @@
 //
 // A grid-stride kernel rather than cudaMemcpyAsync, so that the block axis means what it means
 // for the transposes: block.x · block.y threads per block.
-#include <cuda_runtime.h>
+#include "runner/api/gpu/runtime.hpp"
 
 #include <algorithm>
 #include <cstdint>

@@ -3,7 +3,7 @@
 // (kernels/common/random_values.hpp) at their transposed places, as T, for an exact comparison
 // (tolerance 0). No input is read, so nothing a kernel under test wrote can leak into it. Once per
 // problem (runner/api/cuda/problem_arrays.hpp).
-#include <cuda_runtime.h>
+#include "runner/api/gpu/runtime.hpp"
 
 #include "kernels/transpose/transpose_problem.hpp"
 

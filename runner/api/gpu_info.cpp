@@ -4,7 +4,7 @@ namespace runner {
 
 nlohmann::json GpuInfo::to_json() const {
   if (!present) return {{"present", false}, {"reason", absent_reason}};
-  return {
+  nlohmann::json j = {
       {"present", true},
       {"name", name},
       {"pci_bus_id", pci_bus_id},
@@ -21,9 +21,14 @@ nlohmann::json GpuInfo::to_json() const {
       {"shared_memory_per_block_optin", shared_memory_per_block_optin},
       {"driver_version", driver_version},
       {"runtime_version", runtime_version}};
+  if (!arch.empty()) {  // HIP builds only: CUDA manifests keep their keys
+    j["arch"] = arch;
+    j["runtime"] = "hip";
+  }
+  return j;
 }
 
-#ifndef RUNNER_HAVE_CUDA
+#if !defined(RUNNER_HAVE_CUDA) && !defined(RUNNER_HAVE_HIP)
 const GpuInfo& gpu_info() {
   static const GpuInfo info = [] {
     GpuInfo g;

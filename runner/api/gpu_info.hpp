@@ -2,16 +2,18 @@
 #include <cstdint>
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include "runner/api/json.hpp"
 
 namespace runner {
 
-// The CUDA device points run on (device 0, or the one CUDA_VISIBLE_DEVICES leaves first).
+// The GPU points run on (device 0, or the one CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES leaves
+// first). On AMD (a HIP build) an "SM" is a compute unit and a warp a 64-thread wavefront.
 struct GpuInfo {
   bool present = false;
   std::string absent_reason;  // "no CUDA device", "built without CUDA", a driver error ...
-  std::string name;
-  std::string pci_bus_id;  // "0000:41:00.0": how NVML finds the same device
+  std::string name;           // HIP builds: "name (gcnArchName)"
+  std::string arch;           // HIP builds: gcnArchName, e.g. "gfx90a:sramecc+:xnack-"; CUDA: empty
+  std::string pci_bus_id;     // "0000:41:00.0": how NVML finds the same device
   int device = 0;
   int sm_count = 0;
   int warp_size = 0;           // threads of a warp (a wavefront on AMD)
@@ -26,8 +28,8 @@ struct GpuInfo {
   nlohmann::json to_json() const;
 };
 
-// Queries the device once per process (first call initialises CUDA). In a build without CUDA it
-// reports absent with reason "built without CUDA".
+// Queries the device once per process (first call initialises the GPU runtime). In a build without
+// a GPU runtime it reports absent with reason "built without CUDA".
 const GpuInfo& gpu_info();
 
 }  // namespace runner

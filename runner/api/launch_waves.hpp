@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include <nlohmann/json.hpp>
+#include "runner/api/json.hpp"
 
 namespace runner {
 
@@ -29,12 +29,7 @@ inline LaunchWaves launch_waves(std::int64_t blocks, std::int64_t threads_per_bl
 }
 
 // The record's launch columns: grid_blocks, block_threads, launch_warps, resident_warps.
-inline nlohmann::json launch_fields(std::int64_t blocks, std::int64_t threads_per_block,
-                                    const LaunchWaves& w) {
-  return {{"grid_blocks", blocks},
-          {"block_threads", threads_per_block},
-          {"launch_warps", w.launch_warps},
-          {"resident_warps", w.resident_warps}};
-}
+nlohmann::json launch_fields(std::int64_t blocks, std::int64_t threads_per_block,
+                             const LaunchWaves& w);
 
 }  // namespace runner

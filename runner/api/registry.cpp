@@ -34,7 +34,7 @@ namespace {
 
 void fill_unavailable_reason(VariantInfo& v) {
   if (!v.factory && v.unavailable_reason.empty())
-    v.unavailable_reason = v.backend == Backend::cuda ? "built without CUDA" : "not built";
+    v.unavailable_reason = is_gpu(v.backend) ? "built without CUDA" : "not built";
 }
 
 }  // namespace

@@ -14,8 +14,15 @@
 
 namespace runner {
 
-enum class Backend { cpu, cuda };
-inline std::string_view backend_name(Backend b) { return b == Backend::cpu ? "cpu" : "cuda"; }
+// Where a variant runs: the CPU, or the GPU through the runtime of the build (GPU variants are
+// `cuda` in CUDA and CPU-only builds, `hip` in HIP builds; RUNNER_CUDA_VARIANT below).
+enum class Backend { cpu, cuda, hip };
+inline std::string_view backend_name(Backend b) {
+  return b == Backend::cpu ? "cpu" : (b == Backend::cuda ? "cuda" : "hip");
+}
+inline bool is_gpu(Backend b) {
+  return b != Backend::cpu;
+}
 
 using WorkloadFactory =
     std::function<std::unique_ptr<Workload>(const Point&, std::shared_ptr<const Problem>)>;
@@ -106,6 +113,13 @@ struct KernelRegistration {
 // that configs naming it stay valid everywhere) and its points are recorded skipped, "built
 // without CUDA". RUNNER_VARIANT takes the condition and the reason itself (cuDNN, say): `built`
 // must expand to 0 or 1.
+//
+// GPU variants are written in CUDA. A portable one (RUNNER_CUDA_VARIANT) is built by the HIP build
+// too, from the same source, through runner/api/gpu/runtime.hpp. One that needs what only NVIDIA
+// GPUs have (mma.sync, cp.async, cuBLAS, cuDNN, code tuned to 32-thread warps) says why in its
+// line, and a HIP build registers it unavailable with that reason:
+//
+//   RUNNER_NVIDIA_VARIANT(gemm, dmma, "FP64 tensor cores (mma.sync) and cp.async", {...});
 struct VariantRegistration {
   VariantRegistration(const char* kernel, const char* name, Backend backend, VariantInfo info,
                       WorkloadFactory factory, const char* unavailable_reason);
@@ -122,11 +136,23 @@ struct VariantRegistration {
       RUNNER_PP_CAT(RUNNER_FACTORY_IF_, built)(make_##variant), unavailable_reason)
 #define RUNNER_CPU_VARIANT(kernel, variant, ...) \
   RUNNER_VARIANT(cpu, 1, "", kernel, variant, __VA_ARGS__)
-#define RUNNER_CUDA_VARIANT(kernel, variant, ...) \
-  RUNNER_VARIANT(cuda, RUNNER_BUILT_CUDA, "built without CUDA", kernel, variant, __VA_ARGS__)
+#define RUNNER_CUDA_VARIANT(kernel, variant, ...)                                             \
+  RUNNER_VARIANT(RUNNER_GPU_BACKEND, RUNNER_BUILT_GPU, "built without CUDA", kernel, variant, \
+                 __VA_ARGS__)
+// The reason an NVIDIA-only variant is unavailable: `hip_reason` in a HIP build, `otherwise` in
+// the others (where it matters only when the variant was not built).
+#if RUNNER_BUILT_HIP
+#define RUNNER_NVIDIA_ONLY(hip_reason, otherwise) "not available on HIP: needs " hip_reason
+#else
+#define RUNNER_NVIDIA_ONLY(hip_reason, otherwise) otherwise
+#endif
+#define RUNNER_NVIDIA_VARIANT(kernel, variant, hip_reason, ...)                         \
+  RUNNER_VARIANT(RUNNER_GPU_BACKEND, RUNNER_BUILT_CUDA,                                 \
+                 RUNNER_NVIDIA_ONLY(hip_reason, "built without CUDA"), kernel, variant, \
+                 __VA_ARGS__)
 
 // A CUDA variant's factory in a KernelInfo written whole (the fault-injection kernel of the
-// tests): the function in builds with CUDA, empty otherwise.
+// tests): the function in builds with CUDA, empty otherwise (HIP builds included).
 #ifdef RUNNER_HAVE_CUDA
 #define RUNNER_CUDA_FACTORY(fn) ::runner::WorkloadFactory(fn)
 #else

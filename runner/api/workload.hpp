@@ -2,7 +2,7 @@
 #include <memory>
 #include <optional>
 
-#include <nlohmann/json.hpp>
+#include "runner/api/json.hpp"
 
 #include "runner/api/measure_mode.hpp"
 #include "runner/api/verification.hpp"
@@ -61,7 +61,7 @@ class Workload {
   // wait out the guard's timeout.
   virtual std::unique_ptr<SampleClock> make_sample_clock() { return make_clock(); }
   // Figures that are not kernel time but belong in the record, e.g. {"h2d_ms": 1.2, "d2h_ms": 0.9}.
-  virtual nlohmann::json extra_fields() const { return nlohmann::json::object(); }
+  virtual nlohmann::json extra_fields() const;  // {} here
 };
 
 // The data of one problem (kernel × size × dtype × ...): inputs generated from the seed and the

@@ -18,7 +18,8 @@ int list_command() {
       std::string available = "yes";
       if (!v.factory)
         available = "no (" + v.unavailable_reason + ")";
-      else if (v.backend == Backend::cuda && !have_gpu) available = "no (no GPU)";
+      else if (is_gpu(v.backend) && !have_gpu)
+        available = "no (no GPU)";
       fmt::print("{:<10} {:<12} {:<5} {:<10} {:<28} {}\n", k.name, v.name, backend_name(v.backend), available,
                  axes, v.description);
     }

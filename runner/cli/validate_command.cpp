@@ -1,6 +1,7 @@
 // `runner validate CONFIG`: reads and expands a config, prints its number of points.
 #include <fmt/format.h>
 
+#include "runner/api/gpu/runtime_name.hpp"
 #include "runner/api/registry.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/spec/config.hpp"
@@ -14,10 +15,10 @@ int validate_command(const std::string& config) {
   std::size_t gpu = 0;
   for (const auto& p : points) {
     const auto* v = Registry::instance().find(p.kernel)->find_variant(p.variant);
-    if (v->backend == Backend::cuda) ++gpu;
+    if (is_gpu(v->backend)) ++gpu;
   }
-  fmt::print("{}: ok, experiment '{}', {} points ({} CUDA, {} CPU)\n", config, spec.experiment, points.size(),
-             gpu, points.size() - gpu);
+  fmt::print("{}: ok, experiment '{}', {} points ({} {}, {} CPU)\n", config, spec.experiment,
+             points.size(), gpu, gpu::kRuntimeName, points.size() - gpu);
   return 0;
 }
 

@@ -178,6 +178,9 @@ nlohmann::ordered_json calibrate_gpu() {
        fmt::format("median of {} samples (CUDA events, launch guard) after 3 warm-ups", f.samples)},
   };
   return doc;
+#elif defined(RUNNER_HAVE_HIP)
+  throw std::runtime_error("no GPU calibration in HIP builds yet: records of HIP points get no "
+                           "GPU pct_peak_* (docs/hip.md)");
 #else
   throw std::runtime_error("no GPU to calibrate: built without CUDA");
 #endif
@@ -228,8 +231,8 @@ CalibrationNeeds calibration_needs(const std::vector<Point>& points, const Regis
     const KernelInfo* k = registry.find(p.kernel);
     const VariantInfo* v = k ? k->find_variant(p.variant) : nullptr;
     if (!v || !v->factory) continue;
-    if (v->backend == Backend::cuda)
-      needs.gpu = needs.gpu || have_gpu;
+    if (is_gpu(v->backend))  // GPU ceilings are measured on CUDA devices only (docs/hip.md)
+      needs.gpu = needs.gpu || (have_gpu && v->backend == Backend::cuda);
     else
       needs.cpu = true;
   }

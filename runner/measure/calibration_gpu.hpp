@@ -3,7 +3,7 @@
 // kernel launchers are declared here for runner/measure/calibration_gpu_kernels.cu; the
 // measurements themselves are host code in runner/measure/calibration_gpu.cpp. Safe to include in
 // .cu files.
-#include <cuda_runtime.h>
+#include "runner/api/gpu/runtime.hpp"
 
 #include <cstddef>
 #include <cstdint>

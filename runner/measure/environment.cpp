@@ -64,23 +64,29 @@ const Environment& environment() {
 }
 
 nlohmann::json Environment::to_json() const {
-  return {{"host", host},
-          {"cpu_model", cpu_model},
-          {"cores", cores},
-          {"omp_proc_bind", omp_proc_bind},
-          {"omp_places", omp_places},
-          {"gpu", gpu_info().to_json()},
-          {"gpu_clock_monitor", gpu_monitor() ? "nvml" : gpu_monitor_unavailable_reason()},
-          {"runner_version", build_info::kVersion},
-          {"git_revision", build_info::kGitRevision},
-          {"cxx_compiler", build_info::kCxxCompiler},
-          {"cuda_compiler", build_info::kCudaCompiler},
-          {"cuda_architectures", build_info::kCudaArchitectures},
-          {"build_type", build_info::kBuildType},
-          {"slurm_job_id", slurm_job_id},
-          {"slurm_array_job_id", slurm_array_job_id},
-          {"slurm_array_task_id", slurm_array_task_id},
-          {"slurm_node", slurm_node}};
+  nlohmann::json j = {
+      {"host", host},
+      {"cpu_model", cpu_model},
+      {"cores", cores},
+      {"omp_proc_bind", omp_proc_bind},
+      {"omp_places", omp_places},
+      {"gpu", gpu_info().to_json()},
+      {"gpu_clock_monitor", gpu_monitor() ? "nvml" : gpu_monitor_unavailable_reason()},
+      {"runner_version", build_info::kVersion},
+      {"git_revision", build_info::kGitRevision},
+      {"cxx_compiler", build_info::kCxxCompiler},
+      {"cuda_compiler", build_info::kCudaCompiler},
+      {"cuda_architectures", build_info::kCudaArchitectures},
+      {"build_type", build_info::kBuildType},
+      {"slurm_job_id", slurm_job_id},
+      {"slurm_array_job_id", slurm_array_job_id},
+      {"slurm_array_task_id", slurm_array_task_id},
+      {"slurm_node", slurm_node}};
+  if (*build_info::kHipCompiler) {  // HIP builds only: CUDA manifests keep their keys
+    j["hip_compiler"] = build_info::kHipCompiler;
+    j["hip_architectures"] = build_info::kHipArchitectures;
+  }
+  return j;
 }
 
 std::string utc_now(bool compact) {

@@ -17,6 +17,7 @@
 #include <spdlog/spdlog.h>
 
 #include "runner/api/errors.hpp"
+#include "runner/api/gpu/runtime_name.hpp"
 #include "runner/api/gpu_info.hpp"
 #include "runner/base/build_info.hpp"
 #include "runner/base/errors.hpp"
@@ -116,8 +117,9 @@ Record measure_point(const ExperimentSpec& spec, const Point& point, const Regis
                variant->unavailable_reason.empty() ? "not built" : variant->unavailable_reason);
     return r;
   }
-  if (variant->backend == Backend::cuda && !gpu_info().present) {
-    set_status(r, Status::skipped, "no CUDA device: " + gpu_info().absent_reason);
+  if (is_gpu(variant->backend) && !gpu_info().present) {
+    set_status(r, Status::skipped,
+               fmt::format("no {} device: {}", gpu::kRuntimeName, gpu_info().absent_reason));
     return r;
   }
   const Environment& env = environment();
@@ -154,7 +156,7 @@ Record measure_point(const ExperimentSpec& spec, const Point& point, const Regis
         std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_start).count();
     MeasureOptions how;
     how.mode = spec.measure.value_or(kernel->measure_mode());
-    if (variant->backend == Backend::cuda)
+    if (is_gpu(variant->backend))
       how.monitor = gpu_monitor();
     else
       r["omp_thread_cpus"] = omp_thread_cpus(point.threads.value_or(1));

@@ -99,7 +99,7 @@ JobSettings first_settings(const ExperimentSpec& spec, const std::vector<Point>&
   for (const auto& p : points) {
     const KernelInfo* k = Registry::instance().find(p.kernel);
     const VariantInfo* v = k ? k->find_variant(p.variant) : nullptr;
-    if (v && v->backend == Backend::cuda) any_cuda = true;
+    if (v && is_gpu(v->backend)) any_cuda = true;
     if (p.threads) max_threads = std::max(max_threads, *p.threads);
   }
   if (!gres_given && any_cuda) s.gres = "gpu:1";

@@ -361,7 +361,7 @@ double estimated_cost(const Point& point, const Registry& registry) {
   const KernelInfo* k = registry.find(point.kernel);
   if (!k) return 1.0;
   const VariantInfo* v = k->find_variant(point.variant);
-  const bool gpu = v && v->backend == Backend::cuda;
+  const bool gpu = v && is_gpu(v->backend);
   // Nominal rates: a GPU does ~10 TFLOP/s and ~1 TB/s on seed-grade kernels, a CPU core ~10
   // GFLOP/s and ~5 GB/s. Only the ratios between points matter.
   const int threads = point.threads.value_or(1);

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "runner/api/gpu/runtime_name.hpp"
 #include "runner/api/registry.hpp"
 #include "tests/cli/child_process.hpp"
 #include "tests/cli/results_dir.hpp"
@@ -99,10 +100,10 @@ TEST(Cli, ValidateEveryShippedConfig) {
     EXPECT_EQ(r.exit_code, 0) << file << "\n" << r.err;
     EXPECT_EQ(r.err, "") << file;
     EXPECT_TRUE(std::regex_match(
-        r.out,
-        std::regex(
-            std::regex_replace(file.string(), std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
-            R"(: ok, experiment '[A-Za-z0-9._-]+', [1-9]\d* points \(\d+ CUDA, \d+ CPU\)\n)")))
+        r.out, std::regex(std::regex_replace(file.string(), std::regex(R"([.^$|()\[\]{}*+?\\])"),
+                                             R"(\$&)") +
+                          R"(: ok, experiment '[A-Za-z0-9._-]+', [1-9]\d* points \(\d+ )" +
+                          gpu::kRuntimeName + R"(, \d+ CPU\)\n)")))
         << r.out;
   }
 }

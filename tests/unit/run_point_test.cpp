@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "runner/api/errors.hpp"
+#include "runner/api/gpu/runtime_name.hpp"
 #include "runner/api/gpu_info.hpp"
 #include "runner/results/columns.hpp"
 #include "runner/run/point_runner.hpp"
@@ -247,7 +248,10 @@ TEST(RunPoint, ACudaVariantWithoutAGpuIsSkipped) {
   if (gpu_info().present) GTEST_SKIP() << "a GPU is present";
   const Record r = run_selftest("on_gpu");
   EXPECT_EQ(r["status"], "skipped");
-  EXPECT_TRUE(r["message"].get<std::string>().starts_with("no CUDA device: ")) << r["message"];
+  // "no CUDA device: ..." ("no HIP device: ..." in a HIP build)
+  EXPECT_TRUE(r["message"].get<std::string>().starts_with(std::string("no ") + gpu::kRuntimeName +
+                                                          " device: "))
+      << r["message"];
 }
 
 TEST(RunPoint, AnUnknownVariantIsInvalid) {

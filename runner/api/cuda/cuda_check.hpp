@@ -1,7 +1,7 @@
 #pragma once
 // Checking every CUDA call: a failure becomes a CudaError whose message names the call, the file
 // and the CUDA error string; the executor records it as the point's `failed` message.
-#include <cuda_runtime.h>
+#include "runner/api/gpu/runtime.hpp"
 
 #include <stdexcept>
 #include <string>

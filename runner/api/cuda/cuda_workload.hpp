@@ -1,7 +1,7 @@
 #pragma once
 // Base of every CUDA workload: one stream per point, an event clock on it, and the launch-shape
 // checks that turn impossible block shapes into `invalid` points instead of launch failures.
-#include <cuda_runtime.h>
+#include "runner/api/gpu/runtime.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -33,8 +33,8 @@ class CudaWorkload : public Workload {
   CudaWorkload() { RUNNER_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
   ~CudaWorkload() override {
     if (stream_) {
-      cudaStreamSynchronize(stream_);
-      cudaStreamDestroy(stream_);
+      (void)cudaStreamSynchronize(stream_);
+      (void)cudaStreamDestroy(stream_);
     }
   }
   std::unique_ptr<SampleClock> make_clock() override {
@@ -51,19 +51,9 @@ class CudaWorkload : public Workload {
     if (mode == MeasureMode::cold) flush_l2(stream_);
     return mode;
   }
-  nlohmann::json extra_fields() const override {
-    nlohmann::json fields = {{"inputs_ms", inputs_ms_},
-                             {"h2d_ms", h2d_ms_},
-                             {"d2h_ms", d2h_ms_},
-                             {"reference", reference_}};
-    if (launch_blocks_ > 0) {
-      const GpuInfo& g = gpu_info();
-      fields.update(launch_fields(launch_blocks_, launch_threads_,
-                                  launch_waves(launch_blocks_, launch_threads_, g.warp_size,
-                                               g.sm_count, g.max_threads_per_sm)));
-    }
-    return fields;
-  }
+  // inputs_ms, h2d_ms, d2h_ms, reference and the launch's columns
+  // (runner/api/cuda/detail/cuda_workload.cpp).
+  nlohmann::json extra_fields() const override;
 
  protected:
   cudaStream_t stream() const { return stream_; }

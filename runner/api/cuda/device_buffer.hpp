@@ -1,5 +1,5 @@
 #pragma once
-#include <cuda_runtime.h>
+#include "runner/api/gpu/runtime.hpp"
 
 #include <cstddef>
 #include <optional>
@@ -26,14 +26,14 @@ class DeviceBuffer {
     check(e, "cudaMalloc", __FILE__, __LINE__);
   }
   ~DeviceBuffer() {
-    if (data_) cudaFree(data_);
+    if (data_) (void)cudaFree(data_);
   }
   // For scratch memory a caller can do without: empty when the device has no room.
   static std::optional<DeviceBuffer> try_allocate(std::size_t count) {
     DeviceBuffer buffer;
     const cudaError_t e = cudaMalloc(&buffer.data_, count * sizeof(T));
     if (e == cudaErrorMemoryAllocation) {
-      cudaGetLastError();  // not sticky: clear it
+      (void)cudaGetLastError();  // not sticky: clear it
       return std::nullopt;
     }
     check(e, "cudaMalloc", __FILE__, __LINE__);

@@ -4,7 +4,7 @@
 // of the problem, runner/api/cuda/problem_arrays.hpp). Per point this replaces a device→host copy
 // of the output and a comparison on the host (at 16384² each costs as much as tens of kernel runs)
 // by one pass over device memory.
-#include <cuda_runtime.h>
+#include "runner/api/gpu/runtime.hpp"
 
 #include <cstddef>
 #include <memory>

@@ -6,7 +6,7 @@
 //
 // An array is never handed to a kernel under test: kernels get their own buffers, so a faulty
 // kernel cannot corrupt what the points after it are compared with.
-#include <cuda_runtime.h>
+#include "runner/api/gpu/runtime.hpp"
 
 #include <cstddef>
 #include <functional>

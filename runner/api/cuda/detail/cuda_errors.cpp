@@ -1,5 +1,5 @@
 // Messages of CUDA failures, built on the host side (nvcc-compiled files stay free of fmt).
-#include <cuda_runtime.h>
+#include "runner/api/gpu/runtime.hpp"
 
 #include <fmt/format.h>
 
@@ -7,6 +7,7 @@
 #include "runner/api/cuda/cuda_workload.hpp"
 #include "runner/api/cuda/device_buffer.hpp"
 #include "runner/api/errors.hpp"
+#include "runner/api/gpu/runtime_name.hpp"
 
 namespace runner::cuda {
 
@@ -17,11 +18,13 @@ bool is_sticky(cudaError_t code) {
     case cudaErrorIllegalAddress:
     case cudaErrorLaunchFailure:
     case cudaErrorAssert:
+#if !defined(RUNNER_HAVE_HIP)  // HIP has no twin of these (runner/api/gpu/hip_names.hpp)
     case cudaErrorHardwareStackError:
     case cudaErrorIllegalInstruction:
     case cudaErrorMisalignedAddress:
     case cudaErrorInvalidAddressSpace:
     case cudaErrorInvalidPc:
+#endif
     case cudaErrorLaunchTimeout:
     case cudaErrorECCUncorrectable:
     case cudaErrorUnknown:
@@ -33,16 +36,17 @@ bool is_sticky(cudaError_t code) {
 }  // namespace
 
 void throw_cuda_error(cudaError_t code, const char* call, const char* file, int line) {
-  const std::string what = fmt::format("CUDA error {} ({}) in {} at {}:{}", cudaGetErrorName(code),
-                                       cudaGetErrorString(code), call, file, line);
+  const std::string what =
+      fmt::format("{} error {} ({}) in {} at {}:{}", gpu::kRuntimeName, cudaGetErrorName(code),
+                  cudaGetErrorString(code), call, file, line);
   if (is_sticky(code)) throw WorkerPoisoned(what);
   throw CudaError(code, what);
 }
 
 void throw_out_of_device_memory(std::size_t bytes) {
-  cudaGetLastError();  // cudaErrorMemoryAllocation is not sticky: clear it
+  (void)cudaGetLastError();  // cudaErrorMemoryAllocation is not sticky: clear it
   std::size_t free_b = 0, total_b = 0;
-  cudaMemGetInfo(&free_b, &total_b);
+  (void)cudaMemGetInfo(&free_b, &total_b);
   throw PointSkipped(
       fmt::format("does not fit in device memory: {:.2f} GiB asked, {:.2f} GiB free of {:.2f}",
                   static_cast<double>(bytes) / (1 << 30), static_cast<double>(free_b) / (1 << 30),

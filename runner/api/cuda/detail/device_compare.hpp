@@ -1,7 +1,7 @@
 #pragma once
 // The kernel side of compare_on_device (runner/api/cuda/device_verification.hpp). Safe to include
 // in .cu files.
-#include <cuda_runtime.h>
+#include "runner/api/gpu/runtime.hpp"
 
 #include <cstddef>
 

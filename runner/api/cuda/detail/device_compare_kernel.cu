@@ -37,7 +37,7 @@ __global__ void __launch_bounds__(kThreads) compare(const T* out, const R* ref, 
   part[threadIdx.x] = {ref_max, err_max, err_at, nan_count, first_nan};
   __syncthreads();
   for (int stride = kThreads / 2; stride > 0; stride /= 2) {
-    if (threadIdx.x < stride) {
+    if (static_cast<int>(threadIdx.x) < stride) {
       ComparePartial& a = part[threadIdx.x];
       const ComparePartial& b = part[threadIdx.x + stride];
       a.ref_max = fmax(a.ref_max, b.ref_max);

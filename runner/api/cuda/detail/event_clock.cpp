@@ -12,8 +12,8 @@ EventClock::EventClock(cudaStream_t stream, Guard guard) : stream_(stream) {
 
 EventClock::~EventClock() {
   guard_.reset();  // releases a stream still held
-  cudaEventDestroy(start_);
-  cudaEventDestroy(stop_);
+  (void)cudaEventDestroy(start_);
+  (void)cudaEventDestroy(stop_);
 }
 
 void EventClock::start() {

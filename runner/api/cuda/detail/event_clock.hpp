@@ -1,5 +1,5 @@
 #pragma once
-#include <cuda_runtime.h>
+#include "runner/api/gpu/runtime.hpp"
 
 #include <memory>
 #include <optional>

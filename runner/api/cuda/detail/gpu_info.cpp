@@ -1,4 +1,4 @@
-#include <cuda_runtime.h>
+#include "runner/api/gpu/runtime.hpp"
 
 #include "runner/api/gpu_info.hpp"
 

@@ -40,7 +40,7 @@ LaunchGuard::~LaunchGuard() {
   // A guard still held (an exception between hold and release) must not leave its kernel waiting
   // for the timeout while the stream is destroyed.
   release();
-  if (host_flags_) cudaFreeHost(const_cast<int*>(host_flags_));
+  if (host_flags_) (void)cudaFreeHost(const_cast<int*>(host_flags_));
 }
 
 void LaunchGuard::hold(cudaStream_t stream) {

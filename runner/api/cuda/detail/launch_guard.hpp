@@ -12,7 +12,7 @@
 // kernel gives up after a timeout measured by the GPU's %globaltimer, so that a host which never
 // releases it (an exception, or a launch that itself waits for the stream) cannot hang the point.
 // Safe to include in .cu files.
-#include <cuda_runtime.h>
+#include "runner/api/gpu/runtime.hpp"
 
 namespace runner::cuda {
 

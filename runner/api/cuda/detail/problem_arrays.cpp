@@ -18,7 +18,7 @@ struct ProblemArrays {
   std::map<int, void*> arrays;  // slot → device memory
 
   void clear() {
-    for (auto& [slot, p] : arrays) cudaFree(p);
+    for (auto& [slot, p] : arrays) (void)cudaFree(p);
     arrays.clear();
     problem.reset();
   }
@@ -45,7 +45,7 @@ const void* problem_array_on_device(const std::shared_ptr<const Problem>& proble
   void* device = nullptr;
   const cudaError_t e = cudaMalloc(&device, std::max<std::size_t>(bytes, 1));
   if (e == cudaErrorMemoryAllocation) {
-    cudaGetLastError();  // not sticky: clear it, and keep to the host path
+    (void)cudaGetLastError();  // not sticky: clear it, and keep to the host path
     return nullptr;
   }
   check(e, "cudaMalloc", __FILE__, __LINE__);
@@ -53,12 +53,12 @@ const void* problem_array_on_device(const std::shared_ptr<const Problem>& proble
   try {
     built = build(device, stream);
   } catch (...) {
-    cudaFree(device);
+    (void)cudaFree(device);
     throw;
   }
   if (!built) {
-    cudaGetLastError();
-    cudaFree(device);
+    (void)cudaGetLastError();
+    (void)cudaFree(device);
     return nullptr;
   }
   cache.arrays[slot] = device;
