@@ -51,11 +51,11 @@ class Ceilings:
         return bool(self.gpu or self.cpu)
 
     def has(self, backend: str) -> bool:
-        return bool(self.gpu) if backend == "cuda" else bool(self.cpu)
+        return bool(self.gpu) if backend != "cpu" else bool(self.cpu)
 
     def bandwidth(self, backend: str, threads: float = 1) -> Roof | None:
         """The measured copy bandwidth: the GPU's, or the CPU's at `threads`."""
-        if backend == "cuda":
+        if backend != "cpu":
             v = self.gpu.get("copy_gbps")
             return Roof(v, "cudaMemcpy copy") if v else None
         v = self._cpu_at("copy_gbps", threads)
@@ -65,7 +65,7 @@ class Ceilings:
         """The arithmetic ceiling of a dtype: on the GPU the higher of its FMA peak and cuBLAS
         GEMM (FP64 tensor cores make DGEMM the higher on an H100), TF32 cuBLAS for TF32
         variants, as the runner's pct_peak_flops; on the CPU OpenBLAS GEMM at `threads`."""
-        if backend == "cuda":
+        if backend != "cpu":
             if tf32:
                 v = self.gpu.get("sgemm_tf32_gflops")
                 return Roof(v, "TF32 cuBLAS") if v else None
@@ -97,7 +97,7 @@ class Ceilings:
 
     def describe(self, backend: str) -> str:
         """One line naming the ceilings of a backend, for the report's tables."""
-        if backend == "cuda" and self.gpu:
+        if backend != "cpu" and self.gpu:
             parts = [f"{name} {self.gpu[key]:,.0f} {unit}" for key, name, unit in (
                 ("copy_gbps", "copy", "GB/s"), ("fp32_fma_gflops", "FP32 FMA", "GFLOP/s"),
                 ("sgemm_gflops", "cuBLAS SGEMM", "GFLOP/s"),

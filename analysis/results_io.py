@@ -37,12 +37,14 @@ NUMERIC_COLUMNS = [c["name"] for c in COLUMN_TABLE if c["type"] in ("integer", "
 BOOL_COLUMNS = [c["name"] for c in COLUMN_TABLE if c["type"] == "boolean"]
 # Categorical columns that are lower-cased and stripped for grouping.
 KEY_COLUMNS = ["kernel", "variant", "backend", "dtype", "status"]
+# The GPU backends of the runner's builds: CUDA (NVIDIA) and HIP (AMD GPUs and DCUs, docs/hip.md).
+GPU_BACKENDS = ("cuda", "hip")
 
 # Which variant of a run is the reference the others are measured against ("% of cuBLAS"), per
 # kernel and backend. A reference is another implementation, not a ceiling: a kernel may beat it.
 REFERENCE_VARIANTS = {
     "gemm": {"cuda": "cublas", "cpu": "openblas"},
-    "transpose": {"cuda": "copy"},
+    "transpose": {"cuda": "copy", "hip": "copy"},
     "conv2d": {"cuda": "cudnn"},
 }
 # Variants that are reference measurements, not implementations of the

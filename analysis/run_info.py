@@ -42,7 +42,7 @@ class RunInfo(NamedTuple):
         """The machine that measured points of these backends, for a title."""
         backends = set(backends)
         parts = []
-        if "cuda" in backends and self.gpu:
+        if backends - {"cpu"} and self.gpu:  # a GPU backend: cuda or hip
             parts.append(self.gpu)
         if "cpu" in backends and self.cpu:
             parts.append(self.cpu + (f" ({self.cores} cores)" if self.cores else ""))

@@ -138,7 +138,7 @@ def _best_table(df: pd.DataFrame, best: pd.DataFrame, kernel: str, backend: str,
         headers.pop(at)
         rows = [row[:at] + row[at + 1:] for row in rows]
         ref = None
-    where = "the GPU" if backend == "cuda" else "the CPU" if backend == "cpu" else backend
+    where = "the GPU" if backend in rio.GPU_BACKENDS else "the CPU" if backend == "cpu" else backend
     device = info.device_line([backend]) if info is not None else ""
     heading = f"{kernel} on {where}" + (f" ({device})" if device else "")
     notes = []

@@ -23,7 +23,7 @@ from results_io import TIMES
 
 DPI = 120
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "<", ">", "*", "h", "p"]
-BACKEND_STYLE = {"cpu": "-", "cuda": "--"}
+BACKEND_STYLE = {"cpu": "-", "cuda": "--", "hip": "--"}
 KS_STYLES = ["-", "--", ":", "-."]
 
 

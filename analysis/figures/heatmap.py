@@ -1,4 +1,4 @@
-"""heatmap_<kernel>_<dtype>_<variant>.png: median time of one CUDA variant over
+"""heatmap_<kernel>_<dtype>_<variant>.png: median time of one GPU variant (CUDA or HIP) over
 its launch configurations, coloured relative to the best configuration at each
 size so that sizes compare; the best cell of each size is framed.
 
@@ -27,12 +27,12 @@ NOT_RUN = "not run"
 
 def heatmap_figures(sub: pd.DataFrame, kernel: str, dtype: str, out_dir: str,
                     info=None) -> list[Figure]:
-    """One heatmap per CUDA variant of one kernel and dtype (`sub`: its records)
+    """One heatmap per GPU variant of one kernel and dtype (`sub`: its records)
     measured at more than one block shape or grid size, with at least one valid time."""
     out: list[Figure] = []
-    cuda = sub[(sub["backend"] == "cuda") & np.isfinite(sub["block_x"])].copy()
-    for variant in rio.variant_order(kernel, cuda["variant"]):
-        v = cuda[cuda["variant"] == variant].copy()
+    gpu = sub[sub["backend"].isin(rio.GPU_BACKENDS) & np.isfinite(sub["block_x"])].copy()
+    for variant in rio.variant_order(kernel, gpu["variant"]):
+        v = gpu[gpu["variant"] == variant].copy()
         v["shape"] = list(zip(v["block_x"], v["block_y"].fillna(1)))
         grids = sorted(v["grid"].dropna().unique(), key=_grid_order)
         by_grid = len(grids) > 1
@@ -77,7 +77,7 @@ def heatmap_figures(sub: pd.DataFrame, kernel: str, dtype: str, out_dir: str,
         name = variant if variant == kernel else f"{kernel} {variant}"
         what = "per block shape and grid" if by_grid else "per block shape"
         title(fig, f"{name}{f' ({dtype})' if dtype else ''}: median time (ms) {what} "
-              "(frame = best)", info, ["cuda"])
+              "(frame = best)", info, sorted(set(v["backend"])))
         cb = fig.colorbar(im, ax=list(axes[0]))
         # ticks at least an eighth of the scale apart: 1.1x and 1.25x do not crowd a 500x scale
         ticks, gap = [], math.log(vmax) / 8
@@ -89,7 +89,7 @@ def heatmap_figures(sub: pd.DataFrame, kernel: str, dtype: str, out_dir: str,
         cb.ax.minorticks_off()
         cb.set_label("time / best time at this size")
         columns = "grid size (one panel per size)" if by_grid else "size (columns)"
-        caption = (f"{subject(kernel, dtype)}, CUDA variant {variant}: median time in ms for every "
+        caption = (f"{subject(kernel, dtype)}, GPU variant {variant}: median time in ms for every "
                    f"block shape (rows) and {columns}. Colour is the time relative to "
                    "the fastest configuration at that size; the blue frame marks the best. "
                    "A grey cell has no valid time and says why: the point's status, or "

@@ -78,7 +78,7 @@ def draw_ceilings(ax, best: pd.DataFrame, kernel: str, dtype: str, col: str, inf
                  else ceilings.compute(backend, dtype, threads)]
         if col == "gflops" and backend == "cuda" and (b["variant"] == "cublas_tf32").any():
             roofs.append(ceilings.compute(backend, dtype, tf32=True))  # TF32 has its own roof
-        for roof, colour in zip(roofs, ["black" if backend == "cuda" else "dimgray",
+        for roof, colour in zip(roofs, ["black" if backend in rio.GPU_BACKENDS else "dimgray",
                                         "darkgoldenrod"]):
             if roof is None:
                 continue

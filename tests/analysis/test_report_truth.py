@@ -347,6 +347,43 @@ class HeatmapTest(unittest.TestCase):
                                 self.assertTrue(texts.get((j, i)), f"grey cell {i},{j}")
 
 
+class HipRunTest(unittest.TestCase):
+    def test_a_hip_run_is_drawn_as_a_gpu_run(self):
+        # The GPU fixture's points as a HIP build records them (backend hip, an AMD device):
+        # the same heatmaps, the device in the titles, transposes against the copy kernel.
+        src = os.path.join(FIXTURES, "synthetic_gpu")
+        out = tempfile.mkdtemp(prefix="truth-hip-")
+        with open(os.path.join(src, "records.jsonl"), encoding="utf-8") as fh, \
+                open(os.path.join(out, "records.jsonl"), "w", encoding="utf-8") as dst:
+            for line in fh:
+                if not line.strip():
+                    continue
+                r = json.loads(line)
+                if r.get("backend") == "cuda":
+                    r["backend"] = "hip"
+                    r["gpu"] = "AMD Instinct MI210 (gfx90a:sramecc+:xnack-)"
+                dst.write(json.dumps(r) + "\n")
+        with open(os.path.join(src, "manifest.json"), encoding="utf-8") as fh:
+            man = json.load(fh)
+        man.get("environment", {}).setdefault("gpu", {})["name"] = "AMD Instinct MI210"
+        man.pop("calibration", None)  # runner calibrate measures CUDA devices only
+        with open(os.path.join(out, "manifest.json"), "w", encoding="utf-8") as fh:
+            json.dump(man, fh)
+        drawn = {}
+
+        def record(fig, path, *args, **kwargs):
+            drawn[os.path.basename(str(path))] = fig
+        with mock.patch.object(matplotlib.figure.Figure, "savefig", autospec=True,
+                               side_effect=record):
+            doc = report.build_report(out, os.path.join(out, "report"))
+        cuda_figs, _ = Fixtures.get("synthetic_gpu")
+        heatmaps = sorted(n for n in cuda_figs if n.startswith("heatmap_"))
+        self.assertTrue(heatmaps)
+        self.assertEqual(heatmaps, sorted(n for n in drawn if n.startswith("heatmap_")))
+        for name in heatmaps:
+            self.assertIn("MI210", titles(drawn[name]), name)
+        self.assertIn("% of copy", doc.markdown())
+
 class SeedFiguresTest(unittest.TestCase):
     def test_speedup_and_efficiency_against_size(self):
         figs, _ = Fixtures.get("synthetic_gpu")
