@@ -1,7 +1,7 @@
 #pragma once
 // The 16-byte vector of each element type: one load or store instruction moves 16 bytes (float4,
 // double2), the widest a thread issues. Kernels that move whole vectors take it from here.
-#include <cuda_runtime.h>
+#include "runner/api/gpu/runtime.hpp"  // float4, double2 (HIP: the same names)
 
 namespace runner::kernels {
 
