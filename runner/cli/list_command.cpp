@@ -1,6 +1,7 @@
 // `runner list`: every kernel and variant of this binary, its axes, and whether it can run here.
 #include <fmt/format.h>
 
+#include "runner/api/gpu/runtime_name.hpp"
 #include "runner/api/gpu_info.hpp"
 #include "runner/api/registry.hpp"
 #include "runner/cli/commands.hpp"
@@ -9,7 +10,8 @@ namespace runner::cli {
 
 int list_command() {
   const bool have_gpu = gpu_info().present;
-  fmt::print("{:<10} {:<12} {:<5} {:<10} {:<28} {}\n", "kernel", "variant", "on", "available", "axes", "description");
+  fmt::print("{:<10} {:<12} {:<5} {:<10} {:<28} {}\n", "kernel", "variant", "on", "available",
+             "axes", "description");
   for (const auto& k : Registry::instance().kernels()) {
     for (const auto& v : k.variants) {
       std::string axes;
@@ -19,13 +21,15 @@ int list_command() {
       if (!v.factory)
         available = "no (" + v.unavailable_reason + ")";
       else if (is_gpu(v.backend) && !have_gpu)
-        available = "no (no GPU)";
-      fmt::print("{:<10} {:<12} {:<5} {:<10} {:<28} {}\n", k.name, v.name, backend_name(v.backend), available,
-                 axes, v.description);
+        available = fmt::format("no (no {} device)", gpu::kRuntimeName);
+      fmt::print("{:<10} {:<12} {:<5} {:<10} {:<28} {}\n", k.name, v.name, backend_name(v.backend),
+                 available, axes, v.description);
     }
   }
-  if (!have_gpu) fmt::print("\nGPU: {}\n", gpu_info().absent_reason);
-  else fmt::print("\nGPU: {}\n", gpu_info().name);
+  if (!have_gpu)
+    fmt::print("\nGPU: {}\n", gpu_info().absent_reason);
+  else
+    fmt::print("\nGPU: {}\n", gpu_info().name);
   return 0;
 }
 

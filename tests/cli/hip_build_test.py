@@ -59,7 +59,7 @@ class HipList(unittest.TestCase):
             for v in variants:
                 backend, available = rows[(kernel, v)]
                 self.assertEqual(backend, "hip", (kernel, v))
-                self.assertEqual(available, "yes" if have_device else "no (no GPU)", (kernel, v))
+                self.assertEqual(available, "yes" if have_device else "no (no HIP device)", (kernel, v))
         for (kernel, v), word in NVIDIA_ONLY.items():
             backend, available = rows[(kernel, v)]
             self.assertEqual(backend, "hip", (kernel, v))
