@@ -147,15 +147,21 @@ start_watchdog() {
     WATCHDOG=$!
 }
 
-# stop_cluster_and_exit RC: the end of a test's EXIT trap: stops the cluster of $WORK ($CLUSTER:
-# cluster.sh), keeps $WORK when the test failed or KEEP=1, else removes it, and exits RC.
-stop_cluster_and_exit() {
+# keep_work_or_remove_and_exit RC: keeps $WORK when the test failed or KEEP=1 (its daemon logs
+# are in $WORK/log), else removes it, and exits RC.
+keep_work_or_remove_and_exit() {
     local rc=$1
-    "$CLUSTER" stop "$WORK" >&2 || echo "# cluster.sh stop failed" >&2
     if ((rc != 0 || T_FAIL > 0)) || [[ ${KEEP:-0} == 1 ]]; then
-        echo "# kept $WORK" >&2
+        echo "# kept $WORK (daemon logs in $WORK/log)" >&2
     else
         rm -rf "$WORK"
     fi
     exit "$rc"
+}
+
+# stop_cluster_and_exit RC: the end of a test's EXIT trap: stops the cluster of $WORK ($CLUSTER:
+# cluster.sh), then keeps or removes $WORK and exits RC.
+stop_cluster_and_exit() {
+    "$CLUSTER" stop "$WORK" >&2 || echo "# cluster.sh stop failed" >&2
+    keep_work_or_remove_and_exit "$1"
 }

@@ -31,12 +31,7 @@ cleanup() {
     if [[ -e $WORK/crash/slurm.conf ]]; then
         "$CLUSTER" stop "$WORK/crash" >&2 || echo "# cluster.sh stop (crash test) failed in EXIT trap" >&2
     fi
-    if ((rc != 0 || T_FAIL > 0)) || [[ ${KEEP:-0} == 1 ]]; then
-        echo "# kept $WORK (daemon logs in $WORK/log)" >&2
-    else
-        rm -rf "$WORK"
-    fi
-    exit "$rc"
+    keep_work_or_remove_and_exit "$rc"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
