@@ -9,6 +9,17 @@
 
 namespace runner {
 
+void PointTimes::add(const Record& r) {
+  auto sum = [&r](double& total, const char* key) {
+    if (r.contains(key) && r[key].is_number()) total += r[key].get<double>();
+  };
+  ++points;
+  sum(point_s, "point_s");
+  sum(timed_s, "timed_s");
+  sum(setup_s, "setup_s");
+  sum(verify_s, "verify_s");
+}
+
 namespace {
 // A run of thousands of problems would print thousands of lines at its end: the table shows the
 // first ones (in kernel, dtype, size order) and says how many it left out.
@@ -17,18 +28,9 @@ constexpr std::size_t kSummaryRows = 40;
 // verification, the rest of the points (warm-ups, poisoning, flushes, the worker's round trip),
 // and outside the points (calibration, worker starts, the files). `kept`: records of an earlier
 // invocation that a resume kept, which this one's wall time did not include.
-void print_time_split(const std::vector<Record>& records, std::size_t kept, std::FILE* out,
+void print_time_split(const PointTimes& times, std::size_t kept, std::FILE* out,
                       double run_wall_s) {
-  double point_s = 0, timed_s = 0, setup_s = 0, verify_s = 0;
-  auto add = [](double& sum, const Record& r, const char* key) {
-    if (r.contains(key) && r[key].is_number()) sum += r[key].get<double>();
-  };
-  for (const auto& r : records) {
-    add(point_s, r, "point_s");
-    add(timed_s, r, "timed_s");
-    add(setup_s, r, "setup_s");
-    add(verify_s, r, "verify_s");
-  }
+  const auto& [points, point_s, timed_s, setup_s, verify_s] = times;
   if (timed_s <= 0) return;
   const double wall = run_wall_s > 0 ? run_wall_s : point_s;
   const double rest = std::max(0.0, point_s - timed_s - setup_s - verify_s);
@@ -36,8 +38,7 @@ void print_time_split(const std::vector<Record>& records, std::size_t kept, std:
              "Time{}: {}{:.1f} s in points: {:.1f} s timed (samples), {:.1f} s set-up (problems, "
              "inputs, buffers), {:.1f} s verification (references, comparisons), {:.1f} s "
              "warm-ups, poisoning and flushes{}: {:.2f} x the timed time\n",
-             kept > 0 ? fmt::format(" of the {} points run now ({} kept from before)",
-                                    records.size(), kept)
+             kept > 0 ? fmt::format(" of the {} points run now ({} kept from before)", points, kept)
                       : std::string(),
              run_wall_s > 0 ? fmt::format("{:.1f} s wall, ", run_wall_s) : std::string(), point_s,
              timed_s, setup_s, verify_s, rest,
@@ -84,7 +85,7 @@ Noise noise_of(const std::vector<Record>& records) {
 }  // namespace
 
 void print_summary(const std::vector<Record>& records, std::size_t planned, std::FILE* out,
-                   double run_wall_s, const std::vector<Record>* session) {
+                   double run_wall_s, const PointTimes* session) {
   struct Best {
     const Record* record = nullptr;
   };
@@ -159,10 +160,13 @@ void print_summary(const std::vector<Record>& records, std::size_t planned, std:
     }
     fmt::print(out, "  {} x{}\n", reason, n);
   }
-  if (session && session->size() < records.size())
-    print_time_split(*session, records.size() - session->size(), out, run_wall_s);
-  else
-    print_time_split(records, 0, out, run_wall_s);
+  if (session && session->points < records.size()) {
+    print_time_split(*session, records.size() - session->points, out, run_wall_s);
+  } else {
+    PointTimes all;
+    for (const auto& r : records) all.add(r);
+    print_time_split(all, 0, out, run_wall_s);
+  }
 }
 
 }  // namespace runner

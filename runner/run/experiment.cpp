@@ -208,7 +208,7 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
   Progress progress(options.progress, std::move(kinds));
   std::string write_error;
   int failed_starts = 0;
-  std::vector<Record> ran;  // this invocation's records (a resume keeps earlier ones besides)
+  PointTimes ran;  // this invocation's points (a resume keeps earlier ones besides)
   try {
     for (std::size_t i = 0; i < points.size(); ++i) {
       const Point& p = points[i];
@@ -254,7 +254,7 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
       ceilings.apply(r, registry);
       files.append(r);
       progress.finish(i, r.value("status", ""), r.value("point_s", 0.0));
-      ran.push_back(std::move(r));
+      ran.add(r);
     }
   } catch (const Refused& e) {
     // The records cannot be written (a full disk, a quota): stop here, with every record written

@@ -139,13 +139,13 @@ TEST(Summary, AResumedRunSplitsOnlyTheTimeOfThePointsItRan) {
     r["timed_s"] = 40.0;
     all.push_back(r);
   }
-  std::vector<Record> session;
+  PointTimes session;
   for (int i = 11; i <= 12; ++i) {
     Record r = ok_record(i, 1);
     r["point_s"] = 0.5;
     r["timed_s"] = 0.4;
     all.push_back(r);
-    session.push_back(r);
+    session.add(r);
   }
   char* text = nullptr;
   std::size_t size = 0;
