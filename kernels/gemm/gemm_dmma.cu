@@ -25,17 +25,13 @@ namespace runner::kernels::gemm {
 namespace {
 
 constexpr std::int64_t kMaxGridX = 2147483647;
-using Cfg = dmma::DefaultConfig;
-using LargeCfg = dmma::LargeSmemConfig;
-static_assert(Cfg::kBM == LargeCfg::kBM && Cfg::kBN == LargeCfg::kBN &&
-                  Cfg::kThreads == LargeCfg::kThreads,
-              "the two tiles share the grid and the block");
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
   return (a + b - 1) / b;
 }
 
 // Checked before any device memory is allocated.
+template <class Cfg>
 const Point& require_dmma(const Point& point) {
   if (point.dtype && *point.dtype != Dtype::f64)
     throw PointInvalid("dmma requires dtype double (it is an FP64 tensor-core kernel)");
@@ -51,10 +47,16 @@ const Point& require_dmma(const Point& point) {
   return point;
 }
 
+// Cfg: the tiles where shared memory is short; LargeCfg: the same tiles with a deeper k-step.
+template <class Cfg, class LargeCfg>
 class DmmaGemm final : public CudaGemm<double> {
+  static_assert(Cfg::kBM == LargeCfg::kBM && Cfg::kBN == LargeCfg::kBN &&
+                    Cfg::kThreads == LargeCfg::kThreads,
+                "the two tiles share the grid and the block");
+
  public:
   DmmaGemm(const Point& point, std::shared_ptr<const Problem> problem)
-      : CudaGemm<double>(require_dmma(point), std::move(problem)),
+      : CudaGemm<double>(require_dmma<Cfg>(point), std::move(problem)),
         tiles_m_(ceil_div(m(), Cfg::kBM)),
         tiles_n_(ceil_div(n(), Cfg::kBN)) {
     // 16-byte copies and stores need even k and n and 16-byte aligned matrices.
@@ -124,8 +126,10 @@ class DmmaGemm final : public CudaGemm<double> {
     RUNNER_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
         &per_sm, reinterpret_cast<const void*>(kernel_), Cfg::kThreads, shared_bytes_));
     split_k::CostModel cost;
-    cost.slots = std::int64_t{std::max(per_sm, 1)} * gpu_info().sm_count;
-    cost.step_us = 3.2 * k_step_ / LargeCfg::kBK;
+    per_sm = std::max(per_sm, 1);
+    cost.slots = std::int64_t{per_sm} * gpu_info().sm_count;
+    // Scaled by the tile's work and by the blocks sharing an SM, for other tilings.
+    cost.step_us = 3.2 * (double{Cfg::kBM} * Cfg::kBN * k_step_ / (128.0 * 128 * 32)) * per_sm;
     cost.bytes_per_us = 3.0e6;
     return cost;
   }
@@ -133,6 +137,6 @@ class DmmaGemm final : public CudaGemm<double> {
 
 }  // namespace
 
-RUNNER_FACTORY(dmma, make_workload<DmmaGemm>);
+RUNNER_FACTORY(dmma, make_workload<DmmaGemm<dmma::DefaultConfig, dmma::LargeSmemConfig>>);
 
 }  // namespace runner::kernels::gemm

@@ -34,8 +34,8 @@ RUNNER_CUDA_VARIANT(gemm, naive_1d, {.axes = {Axis::block, Axis::grid}, .descrip
 RUNNER_CUDA_VARIANT(gemm, naive_2d, {.axes = {Axis::block}, .description = "one thread per output, 2-D grid of 2-D blocks"});
 RUNNER_CUDA_VARIANT(gemm, shared, {.axes = {Axis::block}, .description = "shared-memory tiles the size of the (square) block, one output per thread"});
 RUNNER_NVIDIA_VARIANT(gemm, cublas, "cuBLAS (rocBLAS is not wired in)", {.description = "cuBLAS SGEMM (pedantic FP32, no TF32) / DGEMM: the GPU reference"});
-RUNNER_NVIDIA_VARIANT(gemm, regtile, "32-thread warps (its warp tiles are laid out for them)", {.dtypes = {Dtype::f32}, .description = "FP32 SIMT: 128x128x16 smem tiles (A transposed), 8x8 register tile a thread, 32x64 warp tiles, double-buffered fragments; fixed tile, no block axis"});
-RUNNER_NVIDIA_VARIANT(gemm, dmma, "FP64 tensor cores (mma.sync) and cp.async", {.dtypes = {Dtype::f64}, .description = "FP64 tensor cores (mma.sync m16n8k8 on sm_90+, m8n8k4 on sm_80-89): 128x128x32 tiles (x16 where shared memory is short), 3-stage cp.async pipeline, 64x32 warp tiles; fixed tile, no block axis"});
+RUNNER_NVIDIA_VARIANT(gemm, regtile, "32-thread warps (its warp tiles are laid out for them)", {.dtypes = {Dtype::f32}, .description = "FP32 SIMT: 128x128x16 smem tiles (A transposed), 8x8 register tile a thread, 32x64 warp tiles, double-buffered fragments; split-K where tiles are few, A or B copied to 16-byte rows where k or n is not a multiple of 4; fixed tile, no block axis"});
+RUNNER_NVIDIA_VARIANT(gemm, dmma, "FP64 tensor cores (mma.sync) and cp.async", {.dtypes = {Dtype::f64}, .description = "FP64 tensor cores (mma.sync m16n8k8 on sm_90+, m8n8k4 on sm_80-89): 128x128x32 tiles (x16 where shared memory is short), 3-stage cp.async pipeline, 64x32 warp tiles; split-K where tiles are few; fixed tile, no block axis"});
 RUNNER_NVIDIA_VARIANT(gemm, cublas_tf32, "cuBLAS and TF32 tensor cores", {.dtypes = {Dtype::f32}, .precision = Precision::tf32, .description = "cuBLAS SGEMM on TF32 tensor cores: LOWER PRECISION (10-bit mantissa operands), verified at the TF32 tolerance"});
 // clang-format on
 

@@ -1,7 +1,8 @@
 // Launch side of the `regtile` variant (FP32 SIMT GEMM with register tiles; the kernel template
 // and its design are in gemm_regtile.cuh). The tiling is tuned and fixed (regtile::Regtile): the
 // variant has no block axis. Where C has too few tiles to fill the GPU (small or deep-K problems)
-// k is split (gemm_split_k.cuh); the record's `path` and `k_splits` say how.
+// k is split (gemm_split_k.cuh); where k or n is not a multiple of 4, A or B is first copied to
+// 16-byte rows (gemm_padded_operands.cuh). The record's `path` and `k_splits` say which.
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -10,6 +11,7 @@
 #include <utility>
 
 #include "kernels/gemm/gemm_cuda_workload.hpp"
+#include "kernels/gemm/gemm_padded_operands.cuh"
 #include "kernels/gemm/gemm_regtile.cuh"
 #include "kernels/gemm/gemm_split_k.cuh"
 #include "runner/api/cuda/cuda_check.hpp"
@@ -28,25 +30,30 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
 }
 
 // Checked before any device memory is allocated: one block per BM×BN tile of C, on a 1-D grid.
+template <class Tiles>
 const Point& require_grid(const Point& point) {
   if (point.dtype && *point.dtype != Dtype::f32)
     throw PointInvalid("regtile requires dtype float (it is an FP32 kernel)");
   const ProblemSize& s = *point.size;
-  if (ceil_div(s.m, regtile::Regtile::BM) * ceil_div(s.n, regtile::Regtile::BN) > kMaxGridX)
+  if (ceil_div(s.m, Tiles::BM) * ceil_div(s.n, Tiles::BN) > kMaxGridX)
     throw PointInvalid("size " + to_string(s) + " needs more than 2^31-1 blocks");
   return point;
 }
 
 // The split-K cost model's figures for this kernel: one 128×128×16 k-step of a block takes
-// 2.9 µs with 2 blocks on every SM (47.3 TFLOP/s over 264 blocks at 4096³ on the H100); the
-// workspace moves at about 3 TB/s (it mostly stays in the L2).
+// 2.9 µs with 2 blocks on every SM (47.3 TFLOP/s over 264 blocks at 4096³ on the H100), scaled by
+// the tile's work and the blocks an SM holds for another tiling; the workspace moves at about
+// 3 TB/s (it mostly stays in the L2).
+template <class Tiles>
 split_k::CostModel cost_model(const void* kernel) {
   int per_sm = 0;
-  RUNNER_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel,
-                                                                  regtile::Regtile::kThreads, 0));
+  RUNNER_CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, Tiles::kThreads, 0));
+  per_sm = std::max(per_sm, 1);
   split_k::CostModel cost;
-  cost.slots = std::int64_t{std::max(per_sm, 1)} * gpu_info().sm_count;
-  cost.step_us = 2.9;
+  cost.slots = std::int64_t{per_sm} * gpu_info().sm_count;
+  cost.step_us =
+      2.9 * (double{Tiles::BM} * Tiles::BN * Tiles::BK / (128.0 * 128 * 16)) * (per_sm / 2.0);
   cost.bytes_per_us = 3.0e6;
   return cost;
 }
@@ -55,49 +62,80 @@ bool aligned16(const void* p) {
   return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
 }
 
+template <class Tiles>
 class RegtileGemm final : public CudaGemm<float> {
  public:
   RegtileGemm(const Point& point, std::shared_ptr<const Problem> problem)
-      : CudaGemm<float>(require_grid(point), std::move(problem)),
-        tiles_m_(ceil_div(m(), regtile::Regtile::BM)),
-        tiles_n_(ceil_div(n(), regtile::Regtile::BN)) {
-    // float4 rows: every row of A, B and C starts on a 16-byte boundary.
-    const bool vec = n() % 4 == 0 && k() % 4 == 0 && aligned16(a_.data()) && aligned16(b_.data()) &&
-                     aligned16(c_.data());
-    kernel_ = vec ? regtile::regtile_kernel<regtile::Regtile, true>
-                  : regtile::regtile_kernel<regtile::Regtile, false>;
-    cuda::require_launchable(BlockShape{regtile::Regtile::kThreads, 1}, 0,
+      : CudaGemm<float>(require_grid<Tiles>(point), std::move(problem)),
+        tiles_m_(ceil_div(m(), Tiles::BM)),
+        tiles_n_(ceil_div(n(), Tiles::BN)),
+        a_rows_(a_.data(), m(), k()),
+        b_rows_(b_.data(), k(), n()) {
+    // float4 loads need every row of A (k floats) and B (n floats) on a 16-byte boundary: where k
+    // or n is not a multiple of 4 that operand is copied to padded rows first, unless the device
+    // has no room for the copy (then the scalar instance runs). float4 stores need n % 4 == 0.
+    const bool aligned = aligned16(a_.data()) && aligned16(b_.data()) && aligned16(c_.data());
+    const bool vec_stores = aligned && n() % 4 == 0;
+    copies_ = aligned && (a_rows_.needs_copy() || b_rows_.needs_copy()) && a_rows_.allocate() &&
+              b_rows_.allocate();
+    const bool vec_loads = aligned && (copies_ || (!a_rows_.needs_copy() && !b_rows_.needs_copy()));
+    if (vec_loads)
+      kernel_ = vec_stores ? regtile::regtile_kernel<Tiles, true, true>
+                           : regtile::regtile_kernel<Tiles, true, false>;
+    else
+      kernel_ = regtile::regtile_kernel<Tiles, false, false>;
+    cuda::require_launchable(BlockShape{Tiles::kThreads, 1}, 0,
                              reinterpret_cast<const void*>(kernel_));
-    split_.emplace(cost_model(reinterpret_cast<const void*>(kernel_)), tiles_m_ * tiles_n_, m(),
-                   n(), k(), regtile::Regtile::BK);
+    split_.emplace(cost_model<Tiles>(reinterpret_cast<const void*>(kernel_)), tiles_m_ * tiles_n_,
+                   m(), n(), k(), Tiles::BK);
   }
 
   void run() override {
-    note_launch(split_->grid(), dim3(regtile::Regtile::kThreads));
-    kernel_<<<split_->grid(), regtile::Regtile::kThreads, 0, stream()>>>(
-        a_.data(), b_.data(), split_->output(c_.data()), m(), n(), k(), tiles_m_, tiles_n_,
-        split_->plan().k_chunk);
+    const int sms = gpu_info().sm_count;
+    const float* a = a_.data();
+    const float* b = b_.data();
+    std::int64_t lda = k(), ldb = n();
+    if (copies_) {
+      padded::copy_padded(a_rows_, b_rows_, sms, stream());
+      a = a_rows_.data(), b = b_rows_.data(), lda = a_rows_.ld(), ldb = b_rows_.ld();
+    }
+    note_launch(split_->grid(), dim3(Tiles::kThreads));
+    kernel_<<<split_->grid(), Tiles::kThreads, 0, stream()>>>(a, b, split_->output(c_.data()), m(),
+                                                              n(), k(), lda, ldb, tiles_m_,
+                                                              tiles_n_, split_->plan().k_chunk);
     RUNNER_CUDA_CHECK_LAUNCH();
-    split_->reduce_into(c_.data(), gpu_info().sm_count, stream());
+    split_->reduce_into(c_.data(), sms, stream());
   }
 
   nlohmann::json extra_fields() const override {
     nlohmann::json fields = CudaGemm<float>::extra_fields();
-    fields["path"] = split_k::describe(regtile::Regtile::BM, regtile::Regtile::BN, split_->plan());
+    std::string path = split_k::describe(Tiles::BM, Tiles::BN, split_->plan());
+    if (copies_) {
+      const std::string which = a_rows_.needs_copy() && b_rows_.needs_copy() ? "A and B"
+                                : a_rows_.needs_copy()                       ? "A"
+                                                                             : "B";
+      path += ", " + which + " copied to 16-byte rows";
+    } else if (a_rows_.needs_copy() || b_rows_.needs_copy()) {
+      path += ", scalar loads";
+    }
+    fields["path"] = path;
     fields["k_splits"] = split_->plan().splits;
     return fields;
   }
 
  private:
   using Kernel = void (*)(const float*, const float*, float*, std::int64_t, std::int64_t,
-                          std::int64_t, std::int64_t, std::int64_t, std::int64_t);
+                          std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                          std::int64_t);
   std::int64_t tiles_m_, tiles_n_;
+  padded::PaddedOperand a_rows_, b_rows_;  // A (m×k) and B (k×n) as the kernel reads them
+  bool copies_ = false;                    // A or B is read from its padded copy
   Kernel kernel_ = nullptr;
   std::optional<split_k::SplitK<float>> split_;  // set once the kernel is chosen
 };
 
 }  // namespace
 
-RUNNER_FACTORY(regtile, make_workload<RegtileGemm>);
+RUNNER_FACTORY(regtile, make_workload<RegtileGemm<regtile::Regtile>>);
 
 }  // namespace runner::kernels::gemm

@@ -19,8 +19,12 @@
 //    this one is computed, then stored into the other stage; one barrier per k-step. With
 //    kFragDb the shared→register fragments of k-row q + 1 are loaded before the FMAs of row q.
 //  - Edges: loads past m, n or k are zero-filled (zeros add nothing), stores past m or n dropped.
-//    kVec: n and k are multiples of 4 (and the pointers 16-byte aligned), so every row starts on a
-//    16-byte boundary and global loads and stores move float4; otherwise scalar loads and stores.
+//    A's rows are lda floats apart and B's ldb (k and n, or the padded copies of
+//    gemm_padded_operands.cuh). kVecLoads: lda and ldb are multiples of 4 (and the pointers
+//    16-byte aligned), so every row starts on a 16-byte boundary and global loads move float4;
+//    a float4 that reaches past k or n then reads the rows' padding, which meets zeros (B rows
+//    past k are zero-filled) or lands in C columns past n (dropped). kVecStores: likewise for C
+//    (n a multiple of 4). Otherwise scalar loads or stores.
 //  - Blocks are ordered in groups of kGroup tile rows (a group sweeps its columns together), so
 //    that concurrent blocks share A and B tiles in the L2.
 #include <cstdint>
@@ -75,11 +79,12 @@ __device__ __forceinline__ TileOrigin tile_origin(std::int64_t block, std::int64
   return {(first + in_group % rows) * tile_m, (in_group / rows) * tile_n};
 }
 
-template <class T, bool kVec>
+template <class T, bool kVecLoads, bool kVecStores>
 __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
     regtile_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
-                   std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t tiles_m,
-                   std::int64_t tiles_n, std::int64_t k_chunk) {
+                   std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t lda,
+                   std::int64_t ldb, std::int64_t tiles_m, std::int64_t tiles_n,
+                   std::int64_t k_chunk) {
   constexpr int BM = T::BM, BN = T::BN, BK = T::BK, TM = T::TM, TN = T::TN;
   constexpr int kAL = T::kALoads, kBL = T::kBLoads, kThreads = T::kThreads;
   __shared__ __align__(16) float a_s[2][BK][T::kAStride];
@@ -87,11 +92,11 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
 
   const TileOrigin tile = tile_origin<T::kGroup>(blockIdx.x, tiles_m, tiles_n, BM, BN);
   // Split-K (gemm_split_k.cuh): block row y computes k in [y·k_chunk, (y + 1)·k_chunk) into slice
-  // y of c (the workspace); one split is the whole of k into C. k stays A's row length.
+  // y of c (the workspace); one split is the whole of k into C.
   const std::int64_t k_begin = std::int64_t{blockIdx.y} * k_chunk;
   const std::int64_t k_len = k - k_begin < k_chunk ? k - k_begin : k_chunk;
   a += k_begin;
-  b += k_begin * n;
+  b += k_begin * ldb;
   c += std::int64_t{blockIdx.y} * m * n;
 
   // Global → register loads: load l of a thread is float4 number tid + l·kThreads of the tile:
@@ -108,7 +113,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
     a_r[l] = static_cast<int>(idx / (BK / 4));
     a_c[l] = static_cast<int>(idx % (BK / 4)) * 4;
     a_row_in[l] = tile.row0 + a_r[l] < m;
-    a_src[l] = a + (a_row_in[l] ? (tile.row0 + a_r[l]) * k : 0) + a_c[l];
+    a_src[l] = a + (a_row_in[l] ? (tile.row0 + a_r[l]) * lda : 0) + a_c[l];
   }
 #pragma unroll
   for (int l = 0; l < kBL; ++l) {
@@ -116,9 +121,9 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
     b_r[l] = static_cast<int>(idx / (BN / 4));
     b_c[l] = static_cast<int>(idx % (BN / 4)) * 4;
     b_col[l] = tile.col0 + b_c[l];
-    b_src[l] = b + b_r[l] * n + b_col[l];
+    b_src[l] = b + b_r[l] * ldb + b_col[l];
   }
-  const std::int64_t b_step = BK * n;
+  const std::int64_t b_step = BK * ldb;
   float4 a_reg[kAL], b_reg[kBL];
 
   // k_len − (first k of the next step to load); ≤ 0 once past the end (the loads then give zeros).
@@ -131,8 +136,9 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
 #pragma unroll
     for (int l = 0; l < kAL; ++l) {
       const int ac = a_c[l];
-      if constexpr (kVec) {
-        // k % 4 == 0 and ac % 4 == 0: ac < k_left means all four are inside.
+      if constexpr (kVecLoads) {
+        // lda % 4 == 0 and ac % 4 == 0: ac < k_left means all four are inside the row (those past
+        // k in its padding).
         a_reg[l] = a_row_in[l] && ac < k_left ? *reinterpret_cast<const float4*>(a_src[l])
                                               : make_float4(0.f, 0.f, 0.f, 0.f);
       } else {
@@ -148,8 +154,9 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
     for (int l = 0; l < kBL; ++l) {
       const bool row_in = b_r[l] < k_left;
       const std::int64_t col = b_col[l];
-      if constexpr (kVec) {
-        // n % 4 == 0 and col % 4 == 0: col < n means all four are inside.
+      if constexpr (kVecLoads) {
+        // ldb % 4 == 0 and col % 4 == 0: col < n means all four are inside the row (those past n
+        // in its padding).
         b_reg[l] = row_in && col < n ? *reinterpret_cast<const float4*>(b_src[l])
                                      : make_float4(0.f, 0.f, 0.f, 0.f);
       } else {
@@ -252,7 +259,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
     for (int j4 = 0; j4 < TN / 4; ++j4) {
       const std::int64_t col = tile.col0 + b_off + j4 * 4 * T::LN;
       const float* v = &acc[i][j4 * 4];
-      if constexpr (kVec) {
+      if constexpr (kVecStores) {
         if (col < n) *reinterpret_cast<float4*>(c_row + col) = make_float4(v[0], v[1], v[2], v[3]);
       } else {
 #pragma unroll

@@ -57,6 +57,19 @@ class CudaVariants : public ::testing::Test {
     return seen;
   }
 
+  // Runs every point of a config in this process: each must be ok and verified; `check` then sees
+  // the point and its record.
+  template <class Check>
+  static void run_verified(const std::string& yaml, Check check) {
+    const ExperimentSpec spec = parse_config(yaml, "test.yaml");
+    for (const Point& p : expand(spec, Registry::instance())) {
+      const Record r = run_point(spec, p, Registry::instance());
+      ASSERT_EQ(r.value("status", ""), "ok") << p.key() << ": " << r.value("message", "");
+      EXPECT_TRUE(r.value("verified", false)) << p.key();
+      check(p, r);
+    }
+  }
+
   static std::set<std::string> cuda_variants_of(const std::string& kernel) {
     std::set<std::string> names;
     for (const auto& v : Registry::instance().find(kernel)->variants)
@@ -124,6 +137,33 @@ TEST_F(CudaVariants, TunedGemmsSplitKWhereTilesAreFew) {
       }
     }
   }
+}
+
+// regtile copies an operand whose rows are not whole float4s (A when k % 4 != 0, B when n % 4 !=
+// 0) to padded rows and runs the vector kernel on the copy (gemm_padded_operands.cuh): every
+// combination verifies, k split or whole, and the record's path says which operand was copied.
+TEST_F(CudaVariants, RegtileCopiesMisalignedOperandsToPaddedRows) {
+  if (!cuda_variants_of("gemm").count("regtile")) GTEST_SKIP() << "no regtile in this build";
+  const std::string yaml = std::string("experiment: t\nkernel: gemm\n") + kRepeat + R"(
+sweeps:
+  - variant: regtile
+    dtype: float
+    size: [{m: 128, n: 128, k: 128}, {m: 129, n: 131, k: 256}, {m: 131, n: 128, k: 257},
+           {m: 257, n: 133, k: 1021}, {m: 1, n: 1, k: 1}, {m: 3, n: 5, k: 7}, {m: 1023, n: 1023, k: 1023},
+           {m: 2000, n: 2003, k: 2001}, {m: 100, n: 98, k: 65539}]
+)";
+  run_verified(yaml, [](const Point& p, const Record& r) {
+    const bool copy_a = p.size->k % 4 != 0, copy_b = p.size->n % 4 != 0;
+    const std::string path = r.value("path", "");
+    const std::string expected = copy_a && copy_b ? "A and B copied to 16-byte rows"
+                                 : copy_a         ? "A copied to 16-byte rows"
+                                 : copy_b         ? "B copied to 16-byte rows"
+                                                  : "";
+    if (expected.empty())
+      EXPECT_EQ(path.find("copied"), std::string::npos) << p.key() << ": " << path;
+    else
+      EXPECT_NE(path.find(", " + expected), std::string::npos) << p.key() << ": " << path;
+  });
 }
 
 // Seed 003's q sweep: q blocks of one thread occupy q warps (a block never shares a warp), the
