@@ -37,12 +37,12 @@
 // (kA = 32 bytes of elements), so every sector of the output but those at a row's two ends is
 // written whole by one tile, with aligned 16-byte stores. A tile then needs input rows
 // row0 − kA + 1 .. row0 + kSide − 1: the kA − 1 extra rows overlap the previous tile's and come
-// from the L2. The load phase reads each row with aligned 16-byte loads (17 where the row does not
-// start on a vector, 16 otherwise; consecutive lanes, consecutive vectors) and puts element (i, J)
-// straight at its place in the shared segment of J; the store phase reads each 16-byte output
-// vector from shared memory with one vector load. On an H200 this path is instruction-bound: the
-// per-element placement is most of its instructions (unsigned masks instead of signed modulo
-// lifted float 4097² from 66 to 78 % of the copy).
+// from the L2. The load phase reads them element-wide (a warp: 32 consecutive elements of a row,
+// wherever it starts) into a row-major shared tile; the store phase gathers each output vector
+// from kV tile rows shifted by t_J. Every index is a compile-time offset from a per-thread base
+// plus one shift per output row: no per-element arithmetic (the first version of this path put
+// each element at its place in the segment while loading and was instruction-bound at 78 % SM
+// throughput; docs/performance.md, "Log").
 //
 // cudaMalloc's 256-byte alignment makes every such vector 16-byte aligned.
 #include <cuda_runtime.h>
@@ -165,124 +165,120 @@ __global__ void __launch_bounds__(VecTile<T>::kThreads)
   }
 }
 
-// The `segments` path (see the top of this file): output row segments that start on kAlignBytes
-// boundaries, gathered in shared memory as S[j][p] (output row j of the tile, position p of its
-// segment), each 16-byte slot of a row swizzled by the row (slot ^ ((j / kV) & 7)).
+// The `segments` path (see the top of this file). The shared tile holds input rows
+// row0 − (kA − 1) .. row0 + kSide − 1 (tile rows lr = 0 .. kRowsIn − 1) of columns col0 ..
+// col0 + kSide − 1, row-major, with kV elements of padding after every kV rows: row lr starts at
+// lr·kSide + kV·⌊lr / kV⌋. Why that padding: the store phase's 8 lanes of one output row read tile
+// rows lr₀ + q·kV (q = 0..7, lr₀ = kA − 1 − t_j + e), whose padding puts them on 8 distinct bank
+// groups, and the 4 (2 in double) output rows a warp reads differ in column j, the low bits of the
+// bank: no conflict whatever t_j is. The load phase's lanes write consecutive columns of one row.
 template <typename T, int kAlignBytes>
 struct SegmentTile : VecTile<T> {
   using G = VecTile<T>;
   static constexpr int kA = kAlignBytes / static_cast<int>(sizeof(T));  // segment alignment
-  // Input rows row0 − kA + 1 .. row0 + kSide − 1 can land in a segment: rows lr = 1 .. kSide + kA
-  // − 1.
-  static constexpr int kRowsIn = G::kSide + kA;
-  // Aligned 16-byte vectors that cover a row's kSide columns wherever the row starts.
-  static constexpr int kRowVecsIn = G::kRowVecs + 1;
-  static constexpr int kLoads = ((kRowsIn - 1) * kRowVecsIn + G::kThreads - 1) / G::kThreads;
-  static_assert(kA % G::kV == 0 && (kA & (kA - 1)) == 0);
+  static constexpr int kRowsIn = G::kSide + kA - 1;                     // tile rows loaded
+  static constexpr int kLoadRowStep = G::kThreads / G::kSide;           // tile rows per load pass
+  static constexpr int kLoads = (kRowsIn + kLoadRowStep - 1) / kLoadRowStep;
+  static constexpr int kSharedElems = kRowsIn * G::kSide + G::kV * ((kRowsIn + G::kV - 1) / G::kV);
+  // Store phase: step k of a thread writes output row j + k · kColStep of the same q; a multiple
+  // of kA keeps that row's shift t_j, so the thread computes its addresses once.
+  static constexpr int kColStep = 2 * G::kWarps;
+  static_assert(kA % G::kV == 0 && (kA & (kA - 1)) == 0 && G::kThreads % G::kSide == 0);
+  static_assert(kLoadRowStep % G::kV == 0 && kColStep % kA == 0);
 };
 
-// Slot swizzle by j / kV: in the load phase the lanes of a warp write one element each to the
-// same position p of segments j = kV·L + e (L the lane's vector in the row), so the slot must
-// differ with L, or they meet in one bank (j & 15 gave 4 distinct slots: 8-way conflicts).
+// Where tile row lr (>= 0) starts in shared memory: lr·kSide + kV·⌊lr / kV⌋.
 template <typename T>
-__device__ __forceinline__ int segment_index(int j, int p) {
+__device__ __forceinline__ int segment_row_start(int lr) {
   using G = VecTile<T>;
-  const unsigned uj = static_cast<unsigned>(j), up = static_cast<unsigned>(p);
-  const unsigned slot_key = (uj / G::kV) & 7u;
-  return static_cast<int>(uj * G::kSide + (((up / G::kV) ^ slot_key) * G::kV) + up % G::kV);
+  return lr * G::kSide + (lr & ~(G::kV - 1));
 }
 
+// Every per-load and per-store address below is the thread's base plus a compile-time offset
+// (a multiply of 64-bit indices per load, as the first version of this path had, was most of its
+// instructions: Nsight Compute counted 750 instructions a warp for a 64 × 64 float tile).
 template <typename T, int kAlignBytes>
 __global__ void __launch_bounds__(VecTile<T>::kThreads)
     tiled_vec_segments_kernel(const T* __restrict__ in, T* __restrict__ out, std::int64_t m,
                               std::int64_t n, unsigned tiles_x) {
   using G = SegmentTile<T, kAlignBytes>;
-  using Vec = typename Vector16<T>::type;
-  constexpr int kV = G::kV, kSide = G::kSide, kA = G::kA;
-  __shared__ __align__(16) T tile[kSide * kSide];
+  constexpr int kV = G::kV, kSide = G::kSide, kA = G::kA, kStep = G::kLoadRowStep;
+  __shared__ __align__(16) T tile[G::kSharedElems];
 
   const int t = static_cast<int>(threadIdx.x);
   const std::int64_t row0 = std::int64_t{blockIdx.x / tiles_x} * kSide;  // input rows
   const std::int64_t col0 = std::int64_t{blockIdx.x % tiles_x} * kSide;  // input columns
-  const std::int64_t total = m * n;
-  // t_c = ((col0 + c)·m + row0) mod kA: where output row col0 + c's segment starts.
-  const int t0 = static_cast<int>((col0 * m + row0) % kA);
-  const int m_mod = static_cast<int>(m % kA);
 
-  // Load phase: item (lr, v) is the v-th aligned 16-byte vector around input row
-  // i = row0 − kA + lr's columns col0 .., which starts s_i elements before column col0. Consecutive
-  // threads take consecutive vectors of a row: a warp reads ~2 rows × 272 contiguous bytes.
-  // Element (i, J = col0 + c) goes to position p = lr − kA + t_c of segment c, if inside it.
-  Vec v[G::kLoads];
-  int item_row[G::kLoads], item_shift[G::kLoads];
+  // Load phase: thread t reads column col0 + cc of tile rows lr = first_lr + k · kStep, one
+  // element per load: a warp reads 32 consecutive elements of one input row (128 or 256 bytes,
+  // wherever the row starts) and stores them to consecutive shared words. Tile row lr + kStep
+  // starts kStep · (kSide + 1) elements after row lr (kStep is a multiple of kV).
+  const int cc = t % kSide, first_lr = t / kSide;
+  const std::int64_t first_row = row0 - (kA - 1) + first_lr;
+  const int shared_first = segment_row_start<T>(first_lr) + cc;
+  constexpr int kSharedStep = kStep * (kSide + 1);
+  // Loads k < kWhole are inside the tile for every thread; the last may reach past its rows.
+  constexpr int kWhole = G::kRowsIn / kStep;
+  const bool last_in = first_lr + kWhole * kStep < G::kRowsIn;
+  const bool interior = row0 >= kA - 1 && row0 + kSide <= m && col0 + kSide <= n;  // block-uniform
+  // (src is only dereferenced where the row and column are inside the matrix.)
+  const T* src = in + first_row * n + col0 + cc;
+  const std::int64_t src_step = kStep * n;
+  T v[G::kLoads];
+  if (interior) {
 #pragma unroll
-  for (int k = 0; k < G::kLoads; ++k) {
-    const int item = t + k * G::kThreads;
-    const int lr = 1 + item / G::kRowVecsIn, vec = item % G::kRowVecsIn;
-    const std::int64_t i = row0 - kA + lr;
-    item_row[k] = -1;  // nothing loaded
-    if (lr >= G::kRowsIn || i < 0 || i >= m) continue;
-    const std::int64_t first = i * n + col0;
-    const int s_i = static_cast<int>(first) & (kV - 1);  // first >= 0, kV a power of two
-    if (vec == G::kRowVecs && s_i == 0) continue;  // the extra vector is for shifted rows only
-    const std::int64_t at = first - s_i + std::int64_t{vec} * kV;
-    if (at + kV <= total) {
-      v[k] = *reinterpret_cast<const Vec*>(in + at);
-    } else {
-      T* e_val = reinterpret_cast<T*>(&v[k]);
-#pragma unroll
-      for (int e = 0; e < kV; ++e) e_val[e] = at + e < total ? in[at + e] : T(0);
+    for (int k = 0; k < G::kLoads; ++k) {
+      v[k] = k < kWhole || last_in ? *src : T(0);
+      src += src_step;
     }
-    item_row[k] = lr;
-    item_shift[k] = vec * kV - s_i;  // column c of element e is item_shift + e
-  }
-  // Columns of this tile inside the matrix (fewer in the last tile of a row). The per-element
-  // work below is most of this kernel's instructions: unsigned compares and masks, no 64-bit.
-  const unsigned cols_in = static_cast<unsigned>(n - col0 < kSide ? n - col0 : kSide);
+  } else {
+    const bool col_in = col0 + cc < n;
 #pragma unroll
-  for (int k = 0; k < G::kLoads; ++k) {
-    if (item_row[k] < 0) continue;
-    const T* e_val = reinterpret_cast<const T*>(&v[k]);
-    const int p_base = item_row[k] - kA;  // p = p_base + t_c
-    // t_c = (t0 + c·m_mod) mod kA, kA a power of two: a mask (wrap-around keeps it exact)
-    const unsigned t_base =
-        static_cast<unsigned>(t0) + static_cast<unsigned>(item_shift[k] * m_mod);
-#pragma unroll
-    for (int e = 0; e < kV; ++e) {
-      const int c = item_shift[k] + e;
-      if (static_cast<unsigned>(c) >= cols_in) continue;
-      const int p =
-          p_base + static_cast<int>((t_base + static_cast<unsigned>(e * m_mod)) & (kA - 1));
-      if (static_cast<unsigned>(p) < static_cast<unsigned>(kSide))
-        tile[segment_index<T>(c, p)] = e_val[e];
+    for (int k = 0; k < G::kLoads; ++k) {
+      const std::int64_t i = first_row + k * kStep;
+      // Rows before 0 or from m on and columns from n on are never stored (the store phase
+      // guards the same bounds); they are zeros here only to keep every shared word defined.
+      v[k] = (k < kWhole || last_in) && col_in && i >= 0 && i < m ? *src : T(0);
+      src += src_step;
     }
   }
+#pragma unroll
+  for (int k = 0; k < G::kLoads; ++k)
+    if (k < kWhole || last_in) tile[shared_first + k * kSharedStep] = v[k];
   __syncthreads();
 
-  // Store phase: vector q of segment j, 16-byte loads from the shared row (8 lanes read 128
-  // contiguous bytes of one row) and one aligned 16-byte store; guarded element by element only
-  // where the segment leaves the matrix.
+  // Store phase: output row J = col0 + j's segment starts on a kA boundary, t_j elements before
+  // output column row0: t_j = (J·m + row0) mod kA. Vector q of it is input rows row0 − t_j + q·kV
+  // + e (tile rows kA − 1 − t_j + q·kV + e) of column j, gathered element by element; one aligned
+  // 16-byte store writes it, 8 lanes 128 contiguous bytes of one output row.
   const int lane = t % 32, warp = t / 32;
+  const int j = (warp >> 1) * 4 + lane / 8, q = (warp & 1) * 8 + lane % 8;
+  const int m_mod = static_cast<int>(m % kA);
+  const int t_j = static_cast<int>((col0 * m + row0 + std::int64_t{j} * m_mod) % kA);
+  const int lr0 = kA - 1 - t_j + q * kV;
+  int gather[kV];  // shared index of element e of output row j (k = 0)
+#pragma unroll
+  for (int e = 0; e < kV; ++e) gather[e] = segment_row_start<T>(lr0 + e) + j;
+  const std::int64_t i0 = row0 - t_j + q * kV;  // output column of element 0
+  const bool whole = i0 >= 0 && i0 + kV <= m;
+  const std::int64_t cols_left = n - col0 - j;  // output rows j + k·kColStep < n are stored
+  T* dst = out + (col0 + j) * m + i0;           // 16-byte aligned: (col0 + j)·m + i0 ≡ 0 mod kA
+  const std::int64_t dst_step = G::kColStep * m;
 #pragma unroll
   for (int k = 0; k < G::kPerThread; ++k) {
-    const int u = warp + k * G::kWarps;
-    const int j = (u >> 1) * 4 + lane / 8, q = (u & 1) * 8 + lane % 8;
-    const std::int64_t col = col0 + j;  // output row
-    if (col >= n) continue;
-    const int t_j =
-        static_cast<int>((static_cast<unsigned>(t0) + static_cast<unsigned>(j * m_mod)) & (kA - 1));
-    const std::int64_t start = col * m + row0 - t_j;  // the segment's first element, aligned
-    const std::int64_t i0 = row0 - t_j + q * kV;      // output column of element 0 of the vector
-    const Vec val = *reinterpret_cast<const Vec*>(&tile[segment_index<T>(j, q * kV)]);
-    T* dst = out + start + q * kV;
-    if (i0 >= 0 && i0 + kV <= m) {
-      __stwb(reinterpret_cast<Vec*>(dst), val);
-    } else {
-      const T* e_val = reinterpret_cast<const T*>(&val);
+    if (k * G::kColStep < cols_left) {
+      T e_val[kV];
 #pragma unroll
-      for (int e = 0; e < kV; ++e)
-        if (i0 + e >= 0 && i0 + e < m) dst[e] = e_val[e];
+      for (int e = 0; e < kV; ++e) e_val[e] = tile[gather[e] + k * G::kColStep];
+      if (whole) {
+        store_vector(dst, e_val);
+      } else {
+#pragma unroll
+        for (int e = 0; e < kV; ++e)
+          if (i0 + e >= 0 && i0 + e < m) dst[e] = e_val[e];
+      }
     }
+    dst += dst_step;
   }
 }
 
@@ -318,11 +314,12 @@ class TiledVec final : public CudaTranspose<T> {
 
  private:
   using Kernel = void (*)(const T*, T*, std::int64_t, std::int64_t, unsigned);
+  using Segments = SegmentTile<T, kSegmentAlign>;
   // Input rows (n) on 16-byte boundaries and output rows (m) on 32-byte sector boundaries:
   // aligned; anything else: segments.
   static Kernel kernel_for(const Point& point) {
     const ProblemSize& s = *point.size;
-    return s.n % G::kV == 0 && s.m % SegmentTile<T, kSegmentAlign>::kA == 0
+    return s.n % G::kV == 0 && s.m % Segments::kA == 0
                ? &tiled_vec_kernel<T>
                : &tiled_vec_segments_kernel<T, kSegmentAlign>;
   }
@@ -331,7 +328,7 @@ class TiledVec final : public CudaTranspose<T> {
   // up to kA − 1 columns before its tile, so the last tile row ends that much early.
   std::int64_t segment_reach() const {
     if (kernel_ == &tiled_vec_kernel<T>) return 0;
-    return SegmentTile<T, kSegmentAlign>::kA - 1;
+    return Segments::kA - 1;
   }
 
   Kernel kernel_;
