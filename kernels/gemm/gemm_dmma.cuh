@@ -38,6 +38,7 @@
 #include <cstdint>
 
 #include "kernels/common/cp_async.cuh"
+#include "kernels/common/dependent_launch.cuh"
 #include "kernels/gemm/gemm_regtile.cuh"  // tile_origin
 
 namespace runner::kernels::gemm::dmma {
@@ -257,6 +258,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     read_stage = read_stage == kStages - 1 ? 0 : read_stage + 1;
   }
   cp_async_wait<0>();  // nothing real is in flight here; leaves no copy pending at exit
+  // The split-K reduction may be placed beside this block's stores (dependent_launch.cuh).
+  allow_dependent_launch();
 
   // Lane (g, t) holds, of fragment pair jj, rows g + 8·v1, columns 16jj + 4t + {0, 1, 2, 3} =
   // acc[i][2jj][2v1], acc[i][2jj + 1][2v1], acc[i][2jj][2v1 + 1], acc[i][2jj + 1][2v1 + 1].

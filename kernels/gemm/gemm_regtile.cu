@@ -100,10 +100,16 @@ class RegtileGemm final : public CudaGemm<float> {
       a = a_rows_.data(), b = b_rows_.data(), lda = a_rows_.ld(), ldb = b_rows_.ld();
     }
     note_launch(split_->grid(), dim3(Tiles::kThreads));
-    kernel_<<<split_->grid(), Tiles::kThreads, 0, stream()>>>(a, b, split_->output(c_.data()), m(),
-                                                              n(), k(), lda, ldb, tiles_m_,
-                                                              tiles_n_, split_->plan().k_chunk);
-    RUNNER_CUDA_CHECK_LAUNCH();
+    float* const out = split_->output(c_.data());
+    const std::int64_t k_chunk = split_->plan().k_chunk;
+    if (copies_) {  // the GEMM's launch overlaps the copy's end (dependent_launch.cuh)
+      launch_dependent(kernel_, split_->grid(), dim3(Tiles::kThreads), 0, stream(), a, b, out, m(),
+                       n(), k(), lda, ldb, tiles_m_, tiles_n_, k_chunk);
+    } else {
+      kernel_<<<split_->grid(), Tiles::kThreads, 0, stream()>>>(a, b, out, m(), n(), k(), lda, ldb,
+                                                                tiles_m_, tiles_n_, k_chunk);
+      RUNNER_CUDA_CHECK_LAUNCH();
+    }
     split_->reduce_into(c_.data(), sms, stream());
   }
 

@@ -29,6 +29,8 @@
 //    that concurrent blocks share A and B tiles in the L2.
 #include <cstdint>
 
+#include "kernels/common/dependent_launch.cuh"
+
 namespace runner::kernels::gemm::regtile {
 
 // BM×BN block tile, k-step BK; WARPS_M × WARPS_N warps; TM×TN outputs a thread (multiples of 4);
@@ -219,6 +221,8 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
       for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
   };
 
+  // Launched after the copy of misaligned operands (gemm_padded_operands.cuh) as its dependent.
+  wait_for_producer();
   load();
   store(0);
   __syncthreads();
@@ -249,6 +253,8 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
     __syncthreads();
     s ^= 1;
   }
+  // The split-K reduction may be placed beside this block's stores (dependent_launch.cuh).
+  allow_dependent_launch();
 
 #pragma unroll
   for (int i = 0; i < TM; ++i) {

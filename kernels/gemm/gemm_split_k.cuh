@@ -19,6 +19,7 @@
 #include <utility>
 
 #ifdef __CUDACC__
+#include "kernels/common/dependent_launch.cuh"
 #include "kernels/common/vector16.cuh"
 #include "runner/api/cuda/cuda_check.hpp"
 #include "runner/api/cuda/device_buffer.hpp"
@@ -90,9 +91,12 @@ inline std::string describe(int bm, int bn, const Plan& p) {
 #ifdef __CUDACC__
 // c[i] = Σ_s partial[s·count + i], s in order; 16-byte vectors where count allows (the slices
 // then all start on 16-byte boundaries: cudaMalloc'd workspace, count a multiple of the vector).
+// Launched as a dependent of the GEMM (dependent_launch.cuh): it waits on the device for the
+// slices.
 template <typename T, typename V>
 __global__ void reduce_kernel(const T* __restrict__ partial, T* __restrict__ c, std::int64_t count,
                               int splits) {
+  wait_for_producer();
   constexpr int kLanes = sizeof(V) / sizeof(T);
   const std::int64_t vectors = count / kLanes;
   const std::int64_t stride = std::int64_t{gridDim.x} * blockDim.x;
@@ -146,13 +150,9 @@ class SplitK {
     const std::int64_t items = vector ? count_ / kLanes : count_;
     const auto blocks = static_cast<unsigned>(
         std::clamp<std::int64_t>(ceil_div(items, kThreads), 1, std::int64_t{sm_count} * 16));
-    if (vector)
-      reduce_kernel<T, V>
-          <<<blocks, kThreads, 0, stream>>>(workspace_.data(), c, count_, plan_.splits);
-    else
-      reduce_kernel<T, T>
-          <<<blocks, kThreads, 0, stream>>>(workspace_.data(), c, count_, plan_.splits);
-    RUNNER_CUDA_CHECK_LAUNCH();
+    const T* partial = workspace_.data();
+    launch_dependent(vector ? reduce_kernel<T, V> : reduce_kernel<T, T>, dim3(blocks),
+                     dim3(kThreads), 0, stream, partial, c, count_, plan_.splits);
   }
 
  private:
