@@ -23,7 +23,7 @@
 // A padding column could not do this: rows must stay 16-byte aligned for the vector stores, and a
 // pad of 4 floats still maps the rows 4q + e of 16 consecutive q onto 2 banks.
 //
-// Two code paths, chosen per problem (the record's `path`):
+// Code paths, chosen per problem (the record's `path`):
 //
 // `aligned` (input rows n a multiple of kV, output rows m a multiple of a 32-byte sector): every
 // tile row starts on a 16-byte boundary and every output row segment on a sector boundary. A tile
@@ -42,7 +42,9 @@
 // from kV tile rows shifted by t_J. Every index is a compile-time offset from a per-thread base
 // plus one shift per output row: no per-element arithmetic (the first version of this path put
 // each element at its place in the segment while loading and was instruction-bound at 78 % SM
-// throughput; docs/performance.md, "Log").
+// throughput; docs/performance.md, "Log"). Where the matrix is large enough
+// (tiled_vec_path), a block moves two tiles stacked along the rows, `segments, 2 tiles a block`,
+// and the extra rows cost half as much.
 //
 // cudaMalloc's 256-byte alignment makes every such vector 16-byte aligned.
 #include <cuda_runtime.h>
@@ -52,6 +54,7 @@
 
 #include "kernels/common/vector16.cuh"
 #include "kernels/transpose/transpose_cuda_workload.hpp"
+#include "runner/api/gpu_info.hpp"
 #include "runner/api/variant.hpp"
 
 namespace runner::kernels::transpose {
@@ -165,18 +168,21 @@ __global__ void __launch_bounds__(VecTile<T>::kThreads)
   }
 }
 
-// The `segments` path (see the top of this file). The shared tile holds input rows
-// row0 − (kA − 1) .. row0 + kSide − 1 (tile rows lr = 0 .. kRowsIn − 1) of columns col0 ..
-// col0 + kSide − 1, row-major, with kV elements of padding after every kV rows: row lr starts at
-// lr·kSide + kV·⌊lr / kV⌋. Why that padding: the store phase's 8 lanes of one output row read tile
-// rows lr₀ + q·kV (q = 0..7, lr₀ = kA − 1 − t_j + e), whose padding puts them on 8 distinct bank
-// groups, and the 4 (2 in double) output rows a warp reads differ in column j, the low bits of the
-// bank: no conflict whatever t_j is. The load phase's lanes write consecutive columns of one row.
-template <typename T, int kAlignBytes>
+// The `segments` path (see the top of this file). A block moves kBands tiles stacked along the
+// rows (kRows = kBands·kSide input rows; the kA − 1 extra rows are then read once per kRows). The
+// shared tile holds input rows row0 − (kA − 1) .. row0 + kRows − 1 (tile rows lr = 0 ..
+// kRowsIn − 1) of columns col0 .. col0 + kSide − 1, row-major, with kV elements of padding after
+// every kV rows: row lr starts at lr·kSide + kV·⌊lr / kV⌋. Why that padding: the store phase's 8
+// lanes of one output row read tile rows lr₀ + q·kV (q = 0..7, lr₀ = kA − 1 − t_j + e), whose
+// padding puts them on 8 distinct bank groups, and the 4 (2 in double) output rows a warp reads
+// differ in column j, the low bits of the bank: no conflict whatever t_j is. The load phase's lanes
+// write consecutive columns of one row.
+template <typename T, int kAlignBytes, int kBands>
 struct SegmentTile : VecTile<T> {
   using G = VecTile<T>;
   static constexpr int kA = kAlignBytes / static_cast<int>(sizeof(T));  // segment alignment
-  static constexpr int kRowsIn = G::kSide + kA - 1;                     // tile rows loaded
+  static constexpr int kRows = kBands * G::kSide;                       // input rows a tile
+  static constexpr int kRowsIn = kRows + kA - 1;                        // tile rows loaded
   static constexpr int kLoadRowStep = G::kThreads / G::kSide;           // tile rows per load pass
   static constexpr int kLoads = (kRowsIn + kLoadRowStep - 1) / kLoadRowStep;
   static constexpr int kSharedElems = kRowsIn * G::kSide + G::kV * ((kRowsIn + G::kV - 1) / G::kV);
@@ -197,17 +203,17 @@ __device__ __forceinline__ int segment_row_start(int lr) {
 // Every per-load and per-store address below is the thread's base plus a compile-time offset
 // (a multiply of 64-bit indices per load, as the first version of this path had, was most of its
 // instructions: Nsight Compute counted 750 instructions a warp for a 64 × 64 float tile).
-template <typename T, int kAlignBytes>
+template <typename T, int kAlignBytes, int kBands>
 __global__ void __launch_bounds__(VecTile<T>::kThreads)
     tiled_vec_segments_kernel(const T* __restrict__ in, T* __restrict__ out, std::int64_t m,
                               std::int64_t n, unsigned tiles_x) {
-  using G = SegmentTile<T, kAlignBytes>;
+  using G = SegmentTile<T, kAlignBytes, kBands>;
   constexpr int kV = G::kV, kSide = G::kSide, kA = G::kA, kStep = G::kLoadRowStep;
   __shared__ __align__(16) T tile[G::kSharedElems];
 
   const int t = static_cast<int>(threadIdx.x);
-  const std::int64_t row0 = std::int64_t{blockIdx.x / tiles_x} * kSide;  // input rows
-  const std::int64_t col0 = std::int64_t{blockIdx.x % tiles_x} * kSide;  // input columns
+  const std::int64_t row0 = std::int64_t{blockIdx.x / tiles_x} * G::kRows;  // input rows
+  const std::int64_t col0 = std::int64_t{blockIdx.x % tiles_x} * kSide;     // input columns
 
   // Load phase: thread t reads column col0 + cc of tile rows lr = first_lr + k · kStep, one
   // element per load: a warp reads 32 consecutive elements of one input row (128 or 256 bytes,
@@ -220,7 +226,7 @@ __global__ void __launch_bounds__(VecTile<T>::kThreads)
   // Loads k < kWhole are inside the tile for every thread; the last may reach past its rows.
   constexpr int kWhole = G::kRowsIn / kStep;
   const bool last_in = first_lr + kWhole * kStep < G::kRowsIn;
-  const bool interior = row0 >= kA - 1 && row0 + kSide <= m && col0 + kSide <= n;  // block-uniform
+  const bool interior = row0 >= kA - 1 && row0 + G::kRows <= m && col0 + kSide <= n;
   // (src is only dereferenced where the row and column are inside the matrix.)
   const T* src = in + first_row * n + col0 + cc;
   const std::int64_t src_step = kStep * n;
@@ -259,26 +265,31 @@ __global__ void __launch_bounds__(VecTile<T>::kThreads)
   int gather[kV];  // shared index of element e of output row j (k = 0)
 #pragma unroll
   for (int e = 0; e < kV; ++e) gather[e] = segment_row_start<T>(lr0 + e) + j;
-  const std::int64_t i0 = row0 - t_j + q * kV;  // output column of element 0
-  const bool whole = i0 >= 0 && i0 + kV <= m;
   const std::int64_t cols_left = n - col0 - j;  // output rows j + k·kColStep < n are stored
-  T* dst = out + (col0 + j) * m + i0;           // 16-byte aligned: (col0 + j)·m + i0 ≡ 0 mod kA
   const std::int64_t dst_step = G::kColStep * m;
 #pragma unroll
-  for (int k = 0; k < G::kPerThread; ++k) {
-    if (k * G::kColStep < cols_left) {
-      T e_val[kV];
+  for (int band = 0; band < kBands; ++band) {
+    const std::int64_t i0 = row0 + band * kSide - t_j + q * kV;  // output column of element 0
+    const bool whole = i0 >= 0 && i0 + kV <= m;
+    T* dst = out + (col0 + j) * m + i0;  // 16-byte aligned: (col0 + j)·m + i0 ≡ 0 mod kA
+    // Tile row lr + kSide starts kSide · (kSide + 1) elements after row lr.
+    const int band_offset = band * kSide * (kSide + 1);
 #pragma unroll
-      for (int e = 0; e < kV; ++e) e_val[e] = tile[gather[e] + k * G::kColStep];
-      if (whole) {
-        store_vector(dst, e_val);
-      } else {
+    for (int k = 0; k < G::kPerThread; ++k) {
+      if (k * G::kColStep < cols_left) {
+        T e_val[kV];
 #pragma unroll
-        for (int e = 0; e < kV; ++e)
-          if (i0 + e >= 0 && i0 + e < m) dst[e] = e_val[e];
+        for (int e = 0; e < kV; ++e) e_val[e] = tile[gather[e] + band_offset + k * G::kColStep];
+        if (whole) {
+          store_vector(dst, e_val);
+        } else {
+#pragma unroll
+          for (int e = 0; e < kV; ++e)
+            if (i0 + e >= 0 && i0 + e < m) dst[e] = e_val[e];
+        }
       }
+      dst += dst_step;
     }
-    dst += dst_step;
   }
 }
 
@@ -288,50 +299,64 @@ __global__ void __launch_bounds__(VecTile<T>::kThreads)
 // segments beat 64 and 128 at every odd size, float and double.
 constexpr int kSegmentAlign = 32;
 
+// The code path of one problem (the record's `path`): its kernel, the input rows a block covers,
+// and how far past m the tile rows must reach (a segment of output row J starts up to kA − 1
+// columns before its tile, so the last tile row ends that much early).
+template <typename T>
+struct TiledVecPath {
+  using Kernel = void (*)(const T*, T*, std::int64_t, std::int64_t, unsigned);
+  Kernel kernel;
+  std::int64_t block_rows, reach;
+  const char* name;
+};
+
+// Input rows (n) on 16-byte boundaries and output rows (m) on 32-byte sector boundaries: aligned.
+// Anything else: segments, two tiles a block (kSide columns × 2·kSide rows) where the matrix
+// still gives every SM two such blocks (they halve the share of the kA − 1 extra rows a tile
+// reads: float 8191² 90 → 92 %, 2047² 95 → 101 % of the copy on an H200), one tile a block below
+// that (1025²: 100 % against 93 % with two, whose 153 blocks leave SMs idle).
+template <typename T>
+TiledVecPath<T> tiled_vec_path(const ProblemSize& s, int sm_count) {
+  using G = VecTile<T>;
+  using One = SegmentTile<T, kSegmentAlign, 1>;
+  using Two = SegmentTile<T, kSegmentAlign, 2>;
+  if (s.n % G::kV == 0 && s.m % One::kA == 0) return {&tiled_vec_kernel<T>, G::kSide, 0, "aligned"};
+  const std::int64_t reach = One::kA - 1;
+  const std::int64_t tiles_x = (s.n + G::kSide - 1) / G::kSide;
+  const std::int64_t tall_blocks = tiles_x * ((s.m + reach + Two::kRows - 1) / Two::kRows);
+  if (s.m >= 2 * Two::kRows && tall_blocks >= 2 * std::int64_t{sm_count})
+    return {&tiled_vec_segments_kernel<T, kSegmentAlign, 2>, Two::kRows, reach,
+            "segments, 2 tiles a block"};
+  return {&tiled_vec_segments_kernel<T, kSegmentAlign, 1>, One::kRows, reach, "segments"};
+}
+
 template <typename T>
 class TiledVec final : public CudaTranspose<T> {
  public:
   using G = VecTile<T>;
   TiledVec(const Point& point, std::shared_ptr<const Problem> problem)
-      : CudaTranspose<T>(
-            point, std::move(problem),
-            {reinterpret_cast<const void*>(kernel_for(point)), 0, BlockShape{G::kThreads, 1}}),
-        kernel_(kernel_for(point)),
-        grid_(tile_grid(this->n(), G::kSide, this->m() + segment_reach(), G::kSide)) {}
+      : CudaTranspose<T>(point, std::move(problem),
+                         {reinterpret_cast<const void*>(
+                              tiled_vec_path<T>(*point.size, gpu_info().sm_count).kernel),
+                          0, BlockShape{G::kThreads, 1}}),
+        path_(tiled_vec_path<T>(*point.size, gpu_info().sm_count)),
+        grid_(tile_grid(this->n(), G::kSide, this->m() + path_.reach, path_.block_rows)) {}
 
   void run() override {
     this->note_launch(dim3(grid_.blocks), dim3(G::kThreads));
-    kernel_<<<grid_.blocks, G::kThreads, 0, this->stream()>>>(this->in_.data(), this->out_.data(),
-                                                              this->m(), this->n(), grid_.tiles_x);
+    path_.kernel<<<grid_.blocks, G::kThreads, 0, this->stream()>>>(
+        this->in_.data(), this->out_.data(), this->m(), this->n(), grid_.tiles_x);
     RUNNER_CUDA_CHECK_LAUNCH();
   }
 
   nlohmann::json extra_fields() const override {
     nlohmann::json fields = CudaTranspose<T>::extra_fields();
-    fields["path"] = kernel_ == &tiled_vec_kernel<T> ? "aligned" : "segments";
+    fields["path"] = path_.name;
     return fields;
   }
 
  private:
-  using Kernel = void (*)(const T*, T*, std::int64_t, std::int64_t, unsigned);
-  using Segments = SegmentTile<T, kSegmentAlign>;
-  // Input rows (n) on 16-byte boundaries and output rows (m) on 32-byte sector boundaries:
-  // aligned; anything else: segments.
-  static Kernel kernel_for(const Point& point) {
-    const ProblemSize& s = *point.size;
-    return s.n % G::kV == 0 && s.m % Segments::kA == 0
-               ? &tiled_vec_kernel<T>
-               : &tiled_vec_segments_kernel<T, kSegmentAlign>;
-  }
-
-  // Output columns beyond m the segments path's tiles must reach: a segment of output row J starts
-  // up to kA − 1 columns before its tile, so the last tile row ends that much early.
-  std::int64_t segment_reach() const {
-    if (kernel_ == &tiled_vec_kernel<T>) return 0;
-    return Segments::kA - 1;
-  }
-
-  Kernel kernel_;
+  TiledVecPath<T> path_;
   TileGrid grid_;
 };
 
