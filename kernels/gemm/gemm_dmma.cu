@@ -88,14 +88,26 @@ class DmmaGemm final : public CudaGemm<double> {
     // Above 48 KiB of dynamic shared memory: require_launchable raises the kernel's limit.
     cuda::require_launchable(BlockShape{Cfg::kThreads, 1}, shared_bytes_,
                              reinterpret_cast<const void*>(kernel_));
-    split_.emplace(cost_model(), tiles_m_ * tiles_n_, m(), n(), k(), k_step_);
+    const split_k::Plan plan =
+        split_k::plan(cost_model(), tiles_m_ * tiles_n_, m(), n(), k(), k_step_, sizeof(double));
+    const bool in_cluster = can_sum_in_cluster(plan.splits, attr);
+    split_.emplace(plan, tiles_m_ * tiles_n_, m(), n(), k(), in_cluster);
   }
 
   void run() override {
     note_launch(split_->grid(), dim3(Cfg::kThreads));
-    kernel_<<<split_->grid(), Cfg::kThreads, shared_bytes_, stream()>>>(
-        a_.data(), b_.data(), split_->output(c_.data()), m(), n(), k(), tiles_m_, tiles_n_,
-        split_->plan().k_chunk);
+    const int cluster_splits = split_->cluster_splits();
+    double* const out = split_->output(c_.data());
+    if (cluster_splits > 1) {
+      cudaLaunchAttribute cluster = cluster_of(cluster_splits);
+      const cudaLaunchConfig_t config = launch_config(split_->grid(), &cluster);
+      RUNNER_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel_, a_.data(), b_.data(), out, m(), n(),
+                                           k(), tiles_m_, tiles_n_, split_->plan().k_chunk,
+                                           cluster_splits));
+    } else {
+      kernel_<<<split_->grid(), Cfg::kThreads, shared_bytes_, stream()>>>(
+          a_.data(), b_.data(), out, m(), n(), k(), tiles_m_, tiles_n_, split_->plan().k_chunk, 0);
+    }
     RUNNER_CUDA_CHECK_LAUNCH();
     split_->reduce_into(c_.data(), gpu_info().sm_count, stream());
   }
@@ -104,7 +116,8 @@ class DmmaGemm final : public CudaGemm<double> {
     nlohmann::json fields = CudaGemm<double>::extra_fields();
     fields["vector_copies"] = vec_;
     fields["k_step"] = k_step_;
-    fields["path"] = split_k::describe(Cfg::kBM, Cfg::kBN, split_->plan());
+    fields["path"] =
+        split_k::describe(Cfg::kBM, Cfg::kBN, split_->plan(), split_->cluster_splits() > 1);
     fields["k_splits"] = split_->plan().splits;
     return fields;
   }
@@ -115,8 +128,47 @@ class DmmaGemm final : public CudaGemm<double> {
   std::size_t shared_bytes_ = Cfg::kSharedBytes;
   int k_step_ = Cfg::kBK;
   void (*kernel_)(const double*, const double*, double*, std::int64_t, std::int64_t, std::int64_t,
-                  std::int64_t, std::int64_t, std::int64_t) = nullptr;
+                  std::int64_t, std::int64_t, std::int64_t, int) = nullptr;
   std::optional<split_k::SplitK<double>> split_;  // set once the kernel is chosen
+
+  // A launch in clusters of (1, splits, 1) blocks: the splits of one tile.
+  static cudaLaunchAttribute cluster_of(int splits) {
+    cudaLaunchAttribute cluster{};
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = 1;
+    cluster.val.clusterDim.y = static_cast<unsigned>(splits);
+    cluster.val.clusterDim.z = 1;
+    return cluster;
+  }
+  cudaLaunchConfig_t launch_config(dim3 grid, cudaLaunchAttribute* cluster) const {
+    cudaLaunchConfig_t config{};
+    config.gridDim = grid;
+    config.blockDim = dim3(Cfg::kThreads);
+    config.dynamicSmemBytes = shared_bytes_;
+    config.stream = stream();
+    config.attrs = cluster;
+    config.numAttrs = 1;
+    return config;
+  }
+
+  // Whether the splits of a tile can be added in a thread-block cluster (SplitK): an sm_90 kernel
+  // image (the cluster code is compiled for sm_90+ only), at most kMI splits (the blocks share
+  // the tile's kMI rows of fragments; more splits go to the workspace, whose reduction spreads
+  // over every SM), stages large enough to hold every thread's accumulators, and a GPU that can
+  // place such a cluster (`splits` SMs of one GPC with the shared memory free).
+  bool can_sum_in_cluster(int splits, const cudaFuncAttributes& attr) const {
+    if (splits < 2 || splits > Cfg::kMI || shared_bytes_ < Cfg::kClusterSumBytes) return false;
+    if (attr.binaryVersion < 90 || (attr.ptxVersion > 0 && attr.ptxVersion < 90)) return false;
+    cudaLaunchAttribute cluster = cluster_of(splits);
+    const cudaLaunchConfig_t config = launch_config(
+        dim3(static_cast<unsigned>(tiles_m_ * tiles_n_), static_cast<unsigned>(splits)), &cluster);
+    int clusters = 0;
+    if (cudaOccupancyMaxActiveClusters(&clusters, kernel_, &config) != cudaSuccess) {
+      (void)cudaGetLastError();  // not an error of the point: the workspace sum runs instead
+      return false;
+    }
+    return clusters > 0;
+  }
 
   // The split-K cost model's figures for this kernel: one block an SM; a 128×128×32 k-step takes
   // 3.2 µs (42.3 TFLOP/s over 132 blocks at 4096³ on the H100; a k-step of 16 half that); the

@@ -34,6 +34,8 @@
 //  - Warps as (kBM / kWM)×(kBN / kWN), each computing kWM×kWN of C as (kWM / 16)×(kWN / 8)
 //    fragments of 16×8.
 //  - Blocks in groups of 8 tile rows, like regtile (tile_origin).
+#include <cooperative_groups.h>
+
 #include <cstddef>
 #include <cstdint>
 
@@ -54,6 +56,9 @@ struct Config {
   static constexpr int kStageA = kBM * kBK;
   static constexpr int kStageDoubles = kStageA + kBK * kLdB;
   static constexpr std::size_t kSharedBytes = std::size_t{kStages} * kStageDoubles * sizeof(double);
+  // Shared memory the split-K sum in a cluster needs: every thread's accumulators.
+  static constexpr std::size_t kClusterSumBytes =
+      std::size_t{kThreads} * kMI * kNJ * 4 * sizeof(double);
 
   static_assert(kMmaK == 8 || kMmaK == 16, "mma k is 8 or 16");
   static_assert(kBK % kMmaK == 0 && kBK % 8 == 0, "k-step must be a multiple of the mma k");
@@ -132,7 +137,7 @@ template <typename Cfg, bool kVec>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     dmma_kernel(const double* __restrict__ a, const double* __restrict__ b, double* __restrict__ c,
                 std::int64_t m, std::int64_t n, std::int64_t lda, std::int64_t tiles_m,
-                std::int64_t tiles_n, std::int64_t k_chunk) {
+                std::int64_t tiles_n, std::int64_t k_chunk, int cluster_splits) {
   // Built for an arch without FP64 mma the body is empty; the host never launches it there
   // (compute capability < 8.0 is recorded skipped).
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
@@ -147,13 +152,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   const int tid = static_cast<int>(threadIdx.x);
   const regtile::TileOrigin tile = regtile::tile_origin(blockIdx.x, tiles_m, tiles_n, kBM, kBN);
   // Split-K (gemm_split_k.cuh): block row y computes k in [y·k_chunk, (y + 1)·k_chunk) into slice
-  // y of c (the workspace); one split is the whole of k into C. lda (the whole k) is A's row
-  // length, k the extent of this block's chunk (even where lda is: k_chunk is whole k-steps).
+  // y of c (the workspace), or, with cluster_splits > 1, into its accumulators, which block 0 of
+  // the cluster adds up and writes to c (C); one split is the whole of k into C. lda (the whole k)
+  // is A's row length, k the extent of this block's chunk (even where lda is: k_chunk is whole
+  // k-steps).
   const std::int64_t k_begin = std::int64_t{blockIdx.y} * k_chunk;
   const std::int64_t k = lda - k_begin < k_chunk ? lda - k_begin : k_chunk;
   a += k_begin;
   b += k_begin * n;
-  c += std::int64_t{blockIdx.y} * m * n;
+  if (cluster_splits <= 1) c += std::int64_t{blockIdx.y} * m * n;
 
   // Tile loads, a thread copying kW doubles at column a_c (b_c) of rows a_r0 (b_r0) + i·stride.
   constexpr int kW = kVec ? 2 : 1;
@@ -261,10 +268,52 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   // The split-K reduction may be placed beside this block's stores (dependent_launch.cuh).
   allow_dependent_launch();
 
+  // Split-K summed in the cluster (1, cluster_splits, 1) of this tile's splits (SplitK in
+  // gemm_split_k.cuh; the host checks that every thread's accumulators fit in the stages and that
+  // cluster_splits <= kMI). Every block puts its partial tile in its shared memory, accumulator
+  // (i, j, v) of thread tid at ((i·kNJ + j)·4 + v)·kThreads + tid (consecutive threads,
+  // consecutive words); block r then adds, for its rows of fragments i ≡ r (mod cluster_splits),
+  // the cluster's partial tiles in split order (the reduction kernel's sum: 0 + s₀ + s₁ + ...)
+  // and stores them. Every block reads and writes 1 / cluster_splits of the tile.
+  int sum_rank = 0;  // this block's share of the fragment rows (with cluster_splits > 1)
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if (cluster_splits > 1) {
+    namespace cg = cooperative_groups;
+    const cg::cluster_group cluster = cg::this_cluster();
+    __syncthreads();  // every warp has read its last stage: the stages now hold the exchange
+    sum_rank = static_cast<int>(cluster.block_rank());  // = blockIdx.y, the split
+#pragma unroll
+    for (int i = 0; i < kMI; ++i)
+#pragma unroll
+      for (int j = 0; j < kNJ; ++j)
+#pragma unroll
+        for (int v = 0; v < 4; ++v) smem[((i * kNJ + j) * 4 + v) * kThreads + tid] = acc[i][j][v];
+    cluster.sync();  // the partial tiles are in shared memory, visible to the cluster
+#pragma unroll
+    for (int i = 0; i < kMI; ++i) {
+      if (i % cluster_splits != sum_rank) continue;
+#pragma unroll
+      for (int j = 0; j < kNJ; ++j)
+#pragma unroll
+        for (int v = 0; v < 4; ++v) acc[i][j][v] = 0.0;
+      for (int r = 0; r < cluster_splits; ++r) {
+        const double* const part = cluster.map_shared_rank(smem, r);
+#pragma unroll
+        for (int j = 0; j < kNJ; ++j)
+#pragma unroll
+          for (int v = 0; v < 4; ++v)
+            acc[i][j][v] += part[((i * kNJ + j) * 4 + v) * kThreads + tid];
+      }
+    }
+    cluster.sync();  // a block's shared memory must outlive the others' reads of it
+  }
+#endif
+
   // Lane (g, t) holds, of fragment pair jj, rows g + 8·v1, columns 16jj + 4t + {0, 1, 2, 3} =
   // acc[i][2jj][2v1], acc[i][2jj + 1][2v1], acc[i][2jj][2v1 + 1], acc[i][2jj + 1][2v1 + 1].
 #pragma unroll
   for (int i = 0; i < kMI; ++i) {
+    if (cluster_splits > 1 && i % cluster_splits != sum_rank) continue;  // another block's rows
 #pragma unroll
     for (int v1 = 0; v1 < 2; ++v1) {
       const std::int64_t row = tile.row0 + wm + 16 * i + 8 * v1 + g;

@@ -81,10 +81,12 @@ inline Plan plan(const CostModel& cost, std::int64_t tiles, std::int64_t m, std:
   return best;
 }
 
-// For the record's `path`: "128x128 tiles" or "128x128 tiles, split-K 4".
-inline std::string describe(int bm, int bn, const Plan& p) {
+// For the record's `path`: "128x128 tiles", "128x128 tiles, split-K 4" or, where the splits are
+// added in a thread-block cluster (SplitK), "128x128 tiles, split-K 2 summed in a cluster".
+inline std::string describe(int bm, int bn, const Plan& p, bool in_cluster = false) {
   std::string s = std::to_string(bm) + "x" + std::to_string(bn) + " tiles";
   if (p.splits > 1) s += ", split-K " + std::to_string(p.splits);
+  if (p.splits > 1 && in_cluster) s += " summed in a cluster";
   return s;
 }
 
@@ -115,6 +117,13 @@ __global__ void reduce_kernel(const T* __restrict__ partial, T* __restrict__ c, 
 
 // A variant's split of k for one problem: the plan, the workspace it needs, the launch grid and
 // the reduction. With one split the kernel writes C and nothing else runs.
+//
+// Summed in a cluster (sm_90+, a variant whose kernel supports it): the splits of one tile are
+// the blocks of one thread-block cluster, (1, splits, 1); after the k-loop every block puts its
+// partial tile in its shared memory, and each block adds a share of the tile's rows over the
+// cluster's partial tiles, in the order s = 0, 1, ..., through distributed shared memory and
+// writes them to C. The same sum in the same order as the reduction kernel, without the
+// workspace's traffic or a second kernel.
 template <typename T>
 class SplitK {
  public:
@@ -122,8 +131,14 @@ class SplitK {
   // device has no room for it, k stays whole (the workspace is scratch, not a requirement).
   SplitK(const CostModel& cost, std::int64_t tiles, std::int64_t m, std::int64_t n, std::int64_t k,
          int bk)
-      : plan_(split_k::plan(cost, tiles, m, n, k, bk, sizeof(T))), count_(m * n), tiles_(tiles) {
-    if (plan_.splits == 1) return;
+      : SplitK(split_k::plan(cost, tiles, m, n, k, bk, sizeof(T)), tiles, m, n, k, false) {}
+
+  // A plan made by the caller; sum_in_cluster: the kernel adds the splits in a cluster (no
+  // workspace, no reduction kernel).
+  SplitK(const Plan& plan, std::int64_t tiles, std::int64_t m, std::int64_t n, std::int64_t k,
+         bool sum_in_cluster)
+      : plan_(plan), count_(m * n), tiles_(tiles), in_cluster_(sum_in_cluster && plan.splits > 1) {
+    if (plan_.splits == 1 || in_cluster_) return;
     auto slices = cuda::DeviceBuffer<T>::try_allocate(static_cast<std::size_t>(plan_.splits) *
                                                       static_cast<std::size_t>(count_));
     if (slices)
@@ -133,16 +148,18 @@ class SplitK {
   }
 
   const Plan& plan() const { return plan_; }
+  // The cluster the kernel must be launched in (1, splits, 1), or 0 where it is not.
+  int cluster_splits() const { return in_cluster_ ? plan_.splits : 0; }
   // Blocks: x the tiles, y the slices (each kernel reads blockIdx.y · k_chunk as its first k).
   dim3 grid() const {
     return dim3(static_cast<unsigned>(tiles_), static_cast<unsigned>(plan_.splits));
   }
   // Where the kernel writes: C, or the workspace's slices.
-  T* output(T* c) const { return plan_.splits > 1 ? workspace_.data() : c; }
+  T* output(T* c) const { return plan_.splits > 1 && !in_cluster_ ? workspace_.data() : c; }
 
-  // After the kernel: adds the slices into c (nothing with one split).
+  // After the kernel: adds the slices into c (nothing with one split or a sum in the cluster).
   void reduce_into(T* c, int sm_count, cudaStream_t stream) const {
-    if (plan_.splits == 1) return;
+    if (plan_.splits == 1 || in_cluster_) return;
     constexpr int kThreads = 256;
     using V = typename Vector16<T>::type;
     constexpr int kLanes = sizeof(V) / sizeof(T);
@@ -158,6 +175,7 @@ class SplitK {
  private:
   Plan plan_;
   std::int64_t count_, tiles_;
+  bool in_cluster_ = false;
   cuda::DeviceBuffer<T> workspace_;  // plan_.splits slices of C, when k is split
 };
 #endif

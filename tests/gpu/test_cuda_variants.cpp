@@ -139,6 +139,31 @@ TEST_F(CudaVariants, TunedGemmsSplitKWhereTilesAreFew) {
   }
 }
 
+// dmma adds the splits of a tile in a thread-block cluster on sm_90+ where there are at most 4 of
+// them (gemm_split_k.cuh, SplitK), and in the workspace with the reduction kernel where there are
+// more or the device has no clusters: both verify, and the record's path says which ran.
+TEST_F(CudaVariants, DmmaSumsSplitsInAClusterWhereItCan) {
+  if (!cuda_variants_of("gemm").count("dmma")) GTEST_SKIP() << "dmma not built";
+  const bool clusters = gpu_info().compute_major >= 9;
+  const std::string yaml = std::string("experiment: t\nkernel: gemm\n") + kRepeat +
+                           "sweeps:\n  - variant: dmma\n    dtype: double\n    size: [1024, 512, "
+                           "{m: 700, n: 760, k: 768}, {m: 1000, n: 1001, k: 1002}, {m: 128, n: "
+                           "128, k: 1000}, {m: 256, n: 256, k: 16384}, {m: 130, n: 260, k: "
+                           "20001}]\n";
+  std::set<bool> seen;
+  run_verified(yaml, [&](const Point& p, const Record& r) {
+    const int splits = r.value("k_splits", 0);
+    const std::string path = r.value("path", "");
+    ASSERT_GT(splits, 1) << p.key() << ": " << path;
+    const bool in_cluster = path.find("summed in a cluster") != std::string::npos;
+    EXPECT_EQ(in_cluster, clusters && splits <= 4) << p.key() << ": " << path;
+    seen.insert(in_cluster);
+  });
+  if (clusters) {
+    EXPECT_EQ(seen, (std::set<bool>{false, true}));
+  }
+}
+
 // regtile copies an operand whose rows are not whole float4s (A when k % 4 != 0, B when n % 4 !=
 // 0) to padded rows and runs the vector kernel on the copy (gemm_padded_operands.cuh): every
 // combination verifies, k split or whole, and the record's path says which operand was copied.
