@@ -88,9 +88,10 @@ class DmmaGemm final : public CudaGemm<double> {
     // Above 48 KiB of dynamic shared memory: require_launchable raises the kernel's limit.
     cuda::require_launchable(BlockShape{Cfg::kThreads, 1}, shared_bytes_,
                              reinterpret_cast<const void*>(kernel_));
+    const split_k::CostModel cost = cost_model(attr);
     const split_k::Plan plan =
-        split_k::plan(cost_model(), tiles_m_ * tiles_n_, m(), n(), k(), k_step_, sizeof(double));
-    const bool in_cluster = can_sum_in_cluster(plan.splits, attr);
+        split_k::plan(cost, tiles_m_ * tiles_n_, m(), n(), k(), k_step_, sizeof(double));
+    const bool in_cluster = cost.sums_in_cluster(plan.splits);
     split_.emplace(plan, tiles_m_ * tiles_n_, m(), n(), k(), in_cluster);
   }
 
@@ -151,29 +152,33 @@ class DmmaGemm final : public CudaGemm<double> {
     return config;
   }
 
-  // Whether the splits of a tile can be added in a thread-block cluster (SplitK): an sm_90 kernel
-  // image (the cluster code is compiled for sm_90+ only), at most kMI splits (the blocks share
-  // the tile's kMI rows of fragments; more splits go to the workspace, whose reduction spreads
-  // over every SM), stages large enough to hold every thread's accumulators, and a GPU that can
-  // place such a cluster (`splits` SMs of one GPC with the shared memory free).
-  bool can_sum_in_cluster(int splits, const cudaFuncAttributes& attr) const {
-    if (splits < 2 || splits > Cfg::kMI || shared_bytes_ < Cfg::kClusterSumBytes) return false;
-    if (attr.binaryVersion < 90 || (attr.ptxVersion > 0 && attr.ptxVersion < 90)) return false;
+  // Whether this kernel can add a tile's splits in a thread-block cluster at all (SplitK): an
+  // sm_90 kernel image (the cluster code is compiled for sm_90+ only) and stages large enough to
+  // hold every thread's accumulators; then up to kMI splits (the blocks share the tile's kMI rows
+  // of fragments; more splits go to the workspace, whose reduction spreads over every SM).
+  bool sums_in_clusters(const cudaFuncAttributes& attr) const {
+    return shared_bytes_ >= Cfg::kClusterSumBytes && attr.binaryVersion >= 90 &&
+           (attr.ptxVersion == 0 || attr.ptxVersion >= 90);
+  }
+
+  // Blocks resident at once when launched in clusters of `splits` (0 where the GPU cannot place
+  // one: a cluster needs `splits` SMs of one GPC with the shared memory free).
+  std::int64_t cluster_slots(int splits) const {
     cudaLaunchAttribute cluster = cluster_of(splits);
     const cudaLaunchConfig_t config = launch_config(
         dim3(static_cast<unsigned>(tiles_m_ * tiles_n_), static_cast<unsigned>(splits)), &cluster);
     int clusters = 0;
     if (cudaOccupancyMaxActiveClusters(&clusters, kernel_, &config) != cudaSuccess) {
       (void)cudaGetLastError();  // not an error of the point: the workspace sum runs instead
-      return false;
+      return 0;
     }
-    return clusters > 0;
+    return std::int64_t{clusters} * splits;
   }
 
   // The split-K cost model's figures for this kernel: one block an SM; a 128×128×32 k-step takes
   // 3.2 µs (42.3 TFLOP/s over 132 blocks at 4096³ on the H100; a k-step of 16 half that); the
   // workspace moves at about 3 TB/s (it mostly stays in the L2).
-  split_k::CostModel cost_model() const {
+  split_k::CostModel cost_model(const cudaFuncAttributes& attr) const {
     int per_sm = 0;
     RUNNER_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
         &per_sm, reinterpret_cast<const void*>(kernel_), Cfg::kThreads, shared_bytes_));
@@ -183,6 +188,16 @@ class DmmaGemm final : public CudaGemm<double> {
     // Scaled by the tile's work and by the blocks sharing an SM, for other tilings.
     cost.step_us = 3.2 * (double{Cfg::kBM} * Cfg::kBN * k_step_ / (128.0 * 128 * 32)) * per_sm;
     cost.bytes_per_us = 3.0e6;
+    // Up to kMI splits are added in a cluster, whose exchange of partial tiles costs about one
+    // k-step (FP64 1024³, 2 splits: 59.5 % of cuBLAS with the workspace, 67.8 % in the cluster,
+    // on an H200). Clusters of 3 or 4 one-block-an-SM blocks do not pack every GPC (an H200
+    // places 117 and 120 such blocks, not 132): the plan counts the waves with the clusters the
+    // GPU can place (1100³ in 3 splits ran at 45.6 % of cuBLAS, three waves where a model of 132
+    // slots predicted two, against 52.3 % with k whole).
+    if (sums_in_clusters(attr)) {
+      cost.cluster_slots.assign(Cfg::kMI + 1, 0);
+      for (int s = 2; s <= Cfg::kMI; ++s) cost.cluster_slots[s] = cluster_slots(s);
+    }
     return cost;
   }
 };

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 #ifdef __CUDACC__
 #include "kernels/common/dependent_launch.cuh"
@@ -41,20 +42,37 @@ struct CostModel {
   double launch_us = 3;     // the reduction's launch, back to back on the stream
   int max_splits = 256;
   int min_chunk_steps = 4;  // no chunk shorter than this many k-steps
+  // Splits the variant adds in a thread-block cluster (SplitK) instead of the workspace:
+  // cluster_slots[s] is the blocks resident at once when they are launched in clusters of s
+  // (fewer than `slots` where a cluster must fit in one GPC), 0 or absent where s splits go to the
+  // workspace. In a cluster a split costs no workspace traffic and no second launch, only the
+  // exchange of the partial tiles in distributed shared memory: cluster_sum_steps k-steps.
+  std::vector<std::int64_t> cluster_slots;
+  double cluster_sum_steps = 1;
+
+  bool sums_in_cluster(std::int64_t splits) const {
+    return splits > 1 && splits < static_cast<std::int64_t>(cluster_slots.size()) &&
+           cluster_slots[static_cast<std::size_t>(splits)] > 0;
+  }
 };
 
 inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
   return (a + b - 1) / b;
 }
 
-// Modelled time of `splits` (see the top of the file); splits > 1 add the workspace traffic.
+// Modelled time of `splits` (see the top of the file); splits > 1 add the workspace traffic, or
+// the exchange in the cluster where the variant sums them there.
 inline double modelled_us(const CostModel& cost, std::int64_t tiles, std::int64_t k_steps,
                           std::int64_t splits, std::int64_t mn, int element_bytes) {
   const std::int64_t chunk_steps = ceil_div(k_steps, splits);
-  const std::int64_t waves = ceil_div(tiles * splits, cost.slots);
-  double us = static_cast<double>(waves) * (static_cast<double>(chunk_steps) + cost.fixed_steps) *
-              cost.step_us;
-  if (splits > 1)
+  const bool in_cluster = cost.sums_in_cluster(splits);
+  const std::int64_t slots =
+      in_cluster ? cost.cluster_slots[static_cast<std::size_t>(splits)] : cost.slots;
+  const std::int64_t waves = ceil_div(tiles * splits, slots);
+  const double steps = static_cast<double>(chunk_steps) + cost.fixed_steps +
+                       (in_cluster ? cost.cluster_sum_steps : 0.0);
+  double us = static_cast<double>(waves) * steps * cost.step_us;
+  if (splits > 1 && !in_cluster)
     us += cost.launch_us + static_cast<double>(2 * splits + 1) * static_cast<double>(mn) *
                                element_bytes / cost.bytes_per_us;
   return us;

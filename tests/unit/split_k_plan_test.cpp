@@ -72,6 +72,35 @@ TEST(SplitKPlan, OddKIsCoveredExactly) {
   }
 }
 
+// dmma on an H200: one block an SM, 128×128 tiles, k-steps of 32; 2 to 4 splits summed in a
+// cluster (no workspace traffic, no second launch, about one k-step to exchange the tiles), with
+// `cluster_slots` blocks resident at once in clusters of 3 and 4 (all 132 in pairs).
+CostModel dmma_h200(bool clusters, std::int64_t cluster_slots = 132) {
+  CostModel c;
+  c.slots = 132;
+  c.step_us = 3.2;
+  c.bytes_per_us = 3.0e6;
+  if (clusters) c.cluster_slots = {0, 0, 132, cluster_slots, cluster_slots};
+  return c;
+}
+
+TEST(SplitKPlan, ASumInTheClusterMakesSplitsWorthItWhereTheWorkspaceIsNot) {
+  // 1100³ in doubles: 81 tiles on 132 SMs, 35 k-steps. Through the workspace three splits (two
+  // waves) cost about what the idle SMs do; in clusters that all fit at once they are cheaper.
+  const std::int64_t tiles = ceil_div(1100, 128) * ceil_div(1100, 128);
+  EXPECT_EQ(plan(dmma_h200(false), tiles, 1100, 1100, 1100, 32, 8).splits, 1);
+  const Plan in_cluster = plan(dmma_h200(true), tiles, 1100, 1100, 1100, 32, 8);
+  EXPECT_EQ(in_cluster.splits, 3);
+  expect_covers(in_cluster, 1100, 32);
+  // Where the GPU places fewer clusters of 3 (243 blocks would take three waves of 120), k
+  // stays whole.
+  EXPECT_EQ(plan(dmma_h200(true, 120), tiles, 1100, 1100, 1100, 32, 8).splits, 1);
+  // Beyond the cluster's splits the workspace's costs come back: deep K still splits, further.
+  const Plan deep = plan(dmma_h200(true), 4, 256, 256, 65536, 32, 8);
+  EXPECT_GT(deep.splits, 4);
+  expect_covers(deep, 65536, 32);
+}
+
 TEST(SplitKPlan, ExpensiveWorkspaceTrafficKeepsKWhole) {
   CostModel slow_memory = regtile_h100();
   slow_memory.bytes_per_us = 1.0e3;  // 1 GB/s: the slices would cost more than idle SMs
