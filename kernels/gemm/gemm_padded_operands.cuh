@@ -77,6 +77,9 @@ class PaddedOperand {
     buffer_ = cuda::DeviceBuffer<float>::try_allocate(static_cast<std::size_t>(rows_ * ld_));
     return buffer_.has_value();
   }
+  // Frees the padded buffer where the copy will not be used after all (the other operand's did
+  // not fit); needs_copy() stays true, and data() must not be called.
+  void release() { buffer_.reset(); }
   // The copy to make (none when the source is used as it is).
   PadJob job() const {
     if (!needs_copy()) return PadJob{};

@@ -78,6 +78,10 @@ class RegtileGemm final : public CudaGemm<float> {
     const bool vec_stores = aligned && n() % 4 == 0;
     copies_ = aligned && (a_rows_.needs_copy() || b_rows_.needs_copy()) && a_rows_.allocate() &&
               b_rows_.allocate();
+    if (!copies_) {  // A's copy may have fit where B's did not: the scalar instance needs neither
+      a_rows_.release();
+      b_rows_.release();
+    }
     const bool vec_loads = aligned && (copies_ || (!a_rows_.needs_copy() && !b_rows_.needs_copy()));
     if (vec_loads)
       kernel_ = vec_stores ? regtile::regtile_kernel<Tiles, true, true>
