@@ -156,7 +156,7 @@ class DmmaGemm final : public CudaGemm<double> {
   // sm_90 kernel image (the cluster code is compiled for sm_90+ only) and stages large enough to
   // hold every thread's accumulators; then up to kMI splits (the blocks share the tile's kMI rows
   // of fragments; more splits go to the workspace, whose reduction spreads over every SM).
-  bool sums_in_clusters(const cudaFuncAttributes& attr) const {
+  bool kernel_sums_in_clusters(const cudaFuncAttributes& attr) const {
     return shared_bytes_ >= Cfg::kClusterSumBytes && attr.binaryVersion >= 90 &&
            (attr.ptxVersion == 0 || attr.ptxVersion >= 90);
   }
@@ -194,7 +194,7 @@ class DmmaGemm final : public CudaGemm<double> {
     // places 117 and 120 such blocks, not 132): the plan counts the waves with the clusters the
     // GPU can place (1100³ in 3 splits ran at 45.6 % of cuBLAS, three waves where a model of 132
     // slots predicted two, against 52.3 % with k whole).
-    if (sums_in_clusters(attr)) {
+    if (kernel_sums_in_clusters(attr)) {
       cost.cluster_slots.assign(Cfg::kMI + 1, 0);
       for (int s = 2; s <= Cfg::kMI; ++s) cost.cluster_slots[s] = cluster_slots(s);
     }

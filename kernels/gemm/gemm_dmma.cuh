@@ -152,10 +152,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   const int tid = static_cast<int>(threadIdx.x);
   const regtile::TileOrigin tile = regtile::tile_origin(blockIdx.x, tiles_m, tiles_n, kBM, kBN);
   // Split-K (gemm_split_k.cuh): block row y computes k in [y·k_chunk, (y + 1)·k_chunk) into slice
-  // y of c (the workspace), or, with cluster_splits > 1, into its accumulators, which block 0 of
-  // the cluster adds up and writes to c (C); one split is the whole of k into C. lda (the whole k)
-  // is A's row length, k the extent of this block's chunk (even where lda is: k_chunk is whole
-  // k-steps).
+  // y of c (the workspace), or, with cluster_splits > 1, into its accumulators, which the blocks of
+  // the cluster add up and write to c (C), each its share of the rows; one split is the whole of k
+  // into C. lda (the whole k) is A's row length, k the extent of this block's chunk (even where lda
+  // is: k_chunk is whole k-steps).
   const std::int64_t k_begin = std::int64_t{blockIdx.y} * k_chunk;
   const std::int64_t k = lda - k_begin < k_chunk ? lda - k_begin : k_chunk;
   a += k_begin;
@@ -282,12 +282,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     const cg::cluster_group cluster = cg::this_cluster();
     __syncthreads();  // every warp has read its last stage: the stages now hold the exchange
     sum_rank = static_cast<int>(cluster.block_rank());  // = blockIdx.y, the split
+    auto slot = [tid](int i, int j, int v) { return ((i * kNJ + j) * 4 + v) * kThreads + tid; };
 #pragma unroll
     for (int i = 0; i < kMI; ++i)
 #pragma unroll
       for (int j = 0; j < kNJ; ++j)
 #pragma unroll
-        for (int v = 0; v < 4; ++v) smem[((i * kNJ + j) * 4 + v) * kThreads + tid] = acc[i][j][v];
+        for (int v = 0; v < 4; ++v) smem[slot(i, j, v)] = acc[i][j][v];
     cluster.sync();  // the partial tiles are in shared memory, visible to the cluster
 #pragma unroll
     for (int i = 0; i < kMI; ++i) {
@@ -301,8 +302,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 #pragma unroll
         for (int j = 0; j < kNJ; ++j)
 #pragma unroll
-          for (int v = 0; v < 4; ++v)
-            acc[i][j][v] += part[((i * kNJ + j) * 4 + v) * kThreads + tid];
+          for (int v = 0; v < 4; ++v) acc[i][j][v] += part[slot(i, j, v)];
       }
     }
     cluster.sync();  // a block's shared memory must outlive the others' reads of it

@@ -322,8 +322,7 @@ TiledVecPath<T> tiled_vec_path(const ProblemSize& s, int sm_count) {
   using Two = SegmentTile<T, kSegmentAlign, 2>;
   if (s.n % G::kV == 0 && s.m % One::kA == 0) return {&tiled_vec_kernel<T>, G::kSide, 0, "aligned"};
   const std::int64_t reach = One::kA - 1;
-  const std::int64_t tiles_x = (s.n + G::kSide - 1) / G::kSide;
-  const std::int64_t tall_blocks = tiles_x * ((s.m + reach + Two::kRows - 1) / Two::kRows);
+  const std::int64_t tall_blocks = ceil_div(s.n, G::kSide) * ceil_div(s.m + reach, Two::kRows);
   if (s.m >= 2 * Two::kRows && tall_blocks >= 2 * std::int64_t{sm_count})
     return {&tiled_vec_segments_kernel<T, kSegmentAlign, 2>, Two::kRows, reach,
             "segments, 2 tiles a block"};
@@ -335,12 +334,7 @@ class TiledVec final : public CudaTranspose<T> {
  public:
   using G = VecTile<T>;
   TiledVec(const Point& point, std::shared_ptr<const Problem> problem)
-      : CudaTranspose<T>(point, std::move(problem),
-                         {reinterpret_cast<const void*>(
-                              tiled_vec_path<T>(*point.size, gpu_info().sm_count).kernel),
-                          0, BlockShape{G::kThreads, 1}}),
-        path_(tiled_vec_path<T>(*point.size, gpu_info().sm_count)),
-        grid_(tile_grid(this->n(), G::kSide, this->m() + path_.reach, path_.block_rows)) {}
+      : TiledVec(point, std::move(problem), tiled_vec_path<T>(*point.size, gpu_info().sm_count)) {}
 
   void run() override {
     this->note_launch(dim3(grid_.blocks), dim3(G::kThreads));
@@ -356,6 +350,14 @@ class TiledVec final : public CudaTranspose<T> {
   }
 
  private:
+  // (The base class needs the path's kernel before path_ exists: chosen once, passed in.)
+  TiledVec(const Point& point, std::shared_ptr<const Problem> problem, TiledVecPath<T> path)
+      : CudaTranspose<T>(
+            point, std::move(problem),
+            {reinterpret_cast<const void*>(path.kernel), 0, BlockShape{G::kThreads, 1}}),
+        path_(path),
+        grid_(tile_grid(this->n(), G::kSide, this->m() + path_.reach, path_.block_rows)) {}
+
   TiledVecPath<T> path_;
   TileGrid grid_;
 };
