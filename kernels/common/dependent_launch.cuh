@@ -10,14 +10,16 @@
 // itself (a GEMM block after its k-loop): the consumer's blocks may be placed only when every
 // producer block has called it or exited, so a producer of several waves never waits for
 // resources that consumer blocks hold (its last wave is resident by then). Both calls are no-ops
-// in a kernel launched the ordinary way and on devices before sm_90, where launch_dependent()
-// launches the ordinary way.
+// in a kernel launched the ordinary way and in code built for an architecture before sm_90;
+// launch_dependent() launches the ordinary way wherever the consumer's code on this device was
+// built so (an sm_80-only build on an H100 has no wait, and would read too early).
 #include <cuda_runtime.h>
 
+#include <mutex>
+#include <unordered_map>
 #include <utility>
 
 #include "runner/api/cuda/cuda_check.hpp"
-#include "runner/api/gpu_info.hpp"
 
 namespace runner::kernels {
 
@@ -35,12 +37,31 @@ __device__ __forceinline__ void allow_dependent_launch() {
 #endif
 }
 
+// Whether the code of `kernel` this device runs was built for sm_90+, so that its
+// wait_for_producer() waits (a JIT-compiled image keeps the architecture of its PTX). Asked of the
+// runtime once per kernel: a point launches its consumers on every sample.
+inline bool kernel_waits_for_producer(const void* kernel) {
+  static std::mutex mutex;
+  static std::unordered_map<const void*, bool> known;
+  const std::lock_guard<std::mutex> lock(mutex);
+  const auto [it, inserted] = known.try_emplace(kernel, false);
+  if (inserted) {
+    cudaFuncAttributes attr{};
+    if (cudaFuncGetAttributes(&attr, kernel) == cudaSuccess)
+      it->second = attr.binaryVersion >= 90 && (attr.ptxVersion == 0 || attr.ptxVersion >= 90);
+    else
+      (void)cudaGetLastError();  // no attributes: the ordinary launch reports what is wrong
+  }
+  return it->second;
+}
+
 // Launches kernel<<<grid, block, shared_bytes, stream>>>(args...) as a programmatic dependent of
-// the work before it on the stream where the device supports it (compute capability 9.0+).
+// the work before it on the stream where the device and the kernel's code support it (compute
+// capability 9.0+, an sm_90+ image), the ordinary way elsewhere.
 template <typename... Params, typename... Args>
 void launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t shared_bytes,
                       cudaStream_t stream, Args&&... args) {
-  if (gpu_info().compute_major < 9) {
+  if (!kernel_waits_for_producer(reinterpret_cast<const void*>(kernel))) {
     kernel<<<grid, block, shared_bytes, stream>>>(std::forward<Args>(args)...);
     RUNNER_CUDA_CHECK_LAUNCH();
     return;
