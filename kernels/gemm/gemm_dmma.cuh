@@ -17,22 +17,23 @@
 //    b[v]         = B[t + 4·v][g]           (v  < kMmaK / 4)
 //    c[v0 + 2·v1] = C[g + 8·v1][2t + v0]
 //  m8n8k4: a = A[g][t], b = B[t][g], c[v] = C[g][2t + v].
-// k is a summation index, so it may be relabelled as long as A and B agree: the instruction's k
-// index t + 4·v1 is fed the actual k = 8·(v1 / 2) + 2t + v1 % 2. A lane's A values of one row are
-// then pairs of consecutive k (one 16-byte shared load each), and its B values k-rows 2t, 2t + 1.
-// Likewise n inside a pair of adjacent n-fragments (16 columns): fragment 2j's column g is actual
-// column 2g, fragment 2j + 1's is 2g + 1, so one 16-byte load along n feeds both; a lane then ends
-// up owning 4 consecutive columns 4t..4t + 3 of C (a 32-byte store).
+// The instruction's k index is the tile's k (identity), and every fragment value is loaded by its
+// own 8-byte shared load straight into the register the mma reads: the operand tuples are
+// consecutive registers, so a 16-byte load holding two values of different tuples (a row's k and
+// k + 1, or two adjacent columns) costs register moves before every mma (measured: 16 moves an
+// mma, 2.9 times cuBLAS's instructions per mma, 66 % of the FP64 tensor pipe against its 95 %).
 //
 // Block: kThreads = 32·(kBM / kWM)·(kBN / kWN) threads, tile kBM×kBN of C, k-steps of kBK.
 //  - Shared memory, kStages stages filled by cp.async (zero-filled past m, n or k): 16-byte copies
 //    where k and n are even and the pointers 16-byte aligned (kVec), 8-byte copies otherwise.
-//    A tile kBM×kBK row-major, unpadded, with its 16-byte pairs XOR-swizzled by 4·(row & 1) so the
-//    fragment loads (8 lanes of a quarter-warp: 2 rows × 4 pairs) hit 8 distinct bank groups;
-//    B tile kBK×(kBN + 2) (the padding ≡ 2 mod 8 doubles makes its quarter-warp loads, 4 k-rows ×
-//    2 pairs, conflict-free).
+//    A tile kBM×kBK row-major, unpadded, column c of row r stored at c ^ 4·(r & 3) (a_offset):
+//    the fragment loads of a half-warp (rows g = 0..3 or 4..7, k = t + const, t = 0..3) then
+//    hit 16 distinct 8-byte bank pairs, and the XOR keeps every 16-byte pair whole for the copies.
+//    B tile kBK×(kBN + 4) (the padding ≡ 4 mod 16 doubles puts a half-warp's 4 k-rows × 4
+//    columns on 16 distinct bank pairs).
 //  - Warps as (kBM / kWM)×(kBN / kWN), each computing kWM×kWN of C as (kWM / 16)×(kWN / 8)
-//    fragments of 16×8.
+//    fragments of 16×8; a lane ends up owning 2 consecutive columns 2t, 2t + 1 of each fragment
+//    row (a 16-byte store).
 //  - Blocks in groups of 8 tile rows, like regtile (tile_origin).
 #include <cooperative_groups.h>
 
@@ -52,7 +53,7 @@ struct Config {
   static constexpr int kWarpsM = kBM / kWM, kWarpsN = kBN / kWN;
   static constexpr int kThreads = 32 * kWarpsM * kWarpsN;
   static constexpr int kMI = kWM / 16, kNJ = kWN / 8, kKH = kMmaK / 8;
-  static constexpr int kLdB = kBN + 2;  // doubles per k-row of the B tile
+  static constexpr int kLdB = kBN + 4;  // doubles per k-row of the B tile
   static constexpr int kStageA = kBM * kBK;
   static constexpr int kStageDoubles = kStageA + kBK * kLdB;
   static constexpr std::size_t kSharedBytes = std::size_t{kStages} * kStageDoubles * sizeof(double);
@@ -61,10 +62,12 @@ struct Config {
       std::size_t{kThreads} * kMI * kNJ * 4 * sizeof(double);
 
   static_assert(kMmaK == 8 || kMmaK == 16, "mma k is 8 or 16");
+  static_assert(kStages >= 2, "a stage computed while the next one lands");
   static_assert(kBK % kMmaK == 0 && kBK % 8 == 0, "k-step must be a multiple of the mma k");
-  static_assert(kBM % kWM == 0 && kBN % kWN == 0 && kWM % 16 == 0 && kWN % 16 == 0,
-                "warp tile: multiples of 16 that divide the block tile");
-  static_assert(kLdB % 8 == 2 && kStageA % 2 == 0 && kStageDoubles % 2 == 0,
+  static_assert(kBM % kWM == 0 && kBN % kWN == 0 && kWM % 16 == 0 && kWN % 8 == 0,
+                "warp tile: multiples of the fragment that divide the block tile");
+  static_assert(kBK % 16 == 0, "the A swizzle permutes k within groups of 16");
+  static_assert(kLdB % 16 == 4 && kStageA % 2 == 0 && kStageDoubles % 2 == 0,
                 "16-byte alignment and the conflict-free B padding");
   // Tile loads: every thread the same number of copies.
   static_assert((kBM * kBK / 2) % kThreads == 0 && (kBK * kBN / 2) % kThreads == 0,
@@ -74,10 +77,11 @@ struct Config {
                 "a thread copies one column of rows a fixed stride apart");
 };
 
-// The registered `dmma` variant's tiles: a k-step of 32 where the device lets a block have 194 KiB
-// of shared memory (Hopper: 227 KiB), 16 elsewhere (99 KiB; an A100 allows 163 KiB). Measured on
-// the H100 at 4096³ / 8192³ (docs/performance.md): 42.6 / 40.8 TFLOP/s with the k-step of 32,
-// 38.6 / 38.0 with 16; cuBLAS DGEMM 59.0 / 54.9.
+// The registered `dmma` variant's tiles: a k-step of 32 where the device lets a block have 195 KiB
+// of shared memory (Hopper: 227 KiB), 16 elsewhere (98 KiB; an A100 allows 163 KiB). m16n8k8,
+// not m16n8k16: the double-buffered fragments of the k16 shape take 96 more registers and spill
+// (docs/performance.md, log). Measured on an H200 at 4096³ / 8192³: 92.6–95.7 / 93.2 % of cuBLAS
+// DGEMM in the same run (the k-step of 16: 87.5–94.5 / 90.4–90.7 %).
 using DefaultConfig = Config<128, 128, 16, 64, 32, 3, 8, 1>;
 using LargeSmemConfig = Config<128, 128, 32, 64, 32, 3, 8, 1>;
 
@@ -112,8 +116,8 @@ __device__ __forceinline__ void mma_16x8(double (&d)[4], const double (&a)[4 * k
           "d"(b[0]), "d"(b[1]), "d"(b[2]), "d"(b[3]));
   }
 #elif (defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800) || defined(RUNNER_GEMM_EMULATE_MMA_F64)
-  // a[4h + v0 + 2e] = A[g + 8·v0][8h + 2t + e], b[2h + e] = B[8h + 2t + e][g]: per half h and
-  // parity e an m8n8k4 over the k of that parity, for rows g (v0 = 0) and g + 8 (v0 = 1).
+  // a[4h + v0 + 2e] = A[g + 8·v0][8h + 4e + t], b[2h + e] = B[8h + 4e + t][g]: per half h and
+  // quarter e an m8n8k4 over k 8h + 4e + (0..3), for rows g (v0 = 0) and g + 8 (v0 = 1).
 #pragma unroll
   for (int h = 0; h < kKH; ++h) {
     mma_884(d[0], d[1], a[4 * h + 0], b[2 * h + 0]);
@@ -128,9 +132,9 @@ __device__ __forceinline__ void mma_16x8(double (&d)[4], const double (&a)[4 * k
 #endif
 }
 
-// Offset (doubles) of A-tile element (r, c): 16-byte pairs XOR-swizzled by 4·(r & 1).
+// Offset (doubles) of A-tile element (r, c): column c stored at c ^ 4·(r & 3).
 __device__ __forceinline__ int a_offset(int r, int c, int bk) {
-  return r * bk + ((((c >> 1) ^ ((r & 1) << 2))) << 1) + (c & 1);
+  return r * bk + (c ^ ((r & 3) << 2));
 }
 
 template <typename Cfg, bool kVec>
@@ -172,25 +176,38 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   const std::int64_t b_col = tile.col0 + b_c;
   const bool b_col_in = b_col < n;  // kVec: n even and b_col even, so b_col + 1 < n too
   const std::int64_t k_tiles = (k + kBK - 1) / kBK;
+  // Copy i of a tile reads A at a_first + i·a_step (+ kBK a tile), B at b_first + i·b_step
+  // (+ kBK·n a tile): two offsets and two strides a thread, not one address a copy, so that the
+  // registers stay with the accumulators and the double-buffered fragments. Bit i of a_rows_in:
+  // row a_r0 + i·kAStride of the tile is inside A.
+  const std::int64_t a_first = (tile.row0 + a_r0) * lda + a_c, a_step = kAStride * lda;
+  const std::int64_t b_first = std::int64_t{b_r0} * n + b_col, b_step = kBStride * n;
+  unsigned a_rows_in = 0;
+#pragma unroll
+  for (int i = 0; i < kACopies; ++i)
+    a_rows_in |= static_cast<unsigned>(tile.row0 + a_r0 + kAStride * i < m) << i;
+  static_assert(kACopies <= 32, "one bit a copy");
 
   auto load_tile = [&](int stage, std::int64_t kt) {
     double* const as = smem + stage * kStageDoubles;
     double* const bs = as + kStageA;
     const std::int64_t p0 = kt * kBK;
     const bool a_k_in = p0 + a_c < k;  // kVec: k even, so p0 + a_c + 1 < k too
+    const std::int64_t a_tile = a_first + p0, b_tile = b_first + p0 * n;
+    // k-rows of B left from this thread's first (≤ 0: none), capped at the tile.
+    const std::int64_t b_left64 = k - p0 - b_r0;
+    const int b_left = b_left64 < kBK ? static_cast<int>(b_left64) : kBK;
 #pragma unroll
     for (int i = 0; i < kACopies; ++i) {
-      const int r = a_r0 + kAStride * i;
-      const std::int64_t row = tile.row0 + r;
-      const bool in = a_k_in && row < m;
-      cp_async_zfill<8 * kW>(as + a_offset(r, a_c, kBK), in ? a + row * lda + p0 + a_c : a, in);
+      const bool in = a_k_in && (a_rows_in >> i & 1u);
+      cp_async_zfill<8 * kW>(as + a_offset(a_r0 + kAStride * i, a_c, kBK),
+                             a + (in ? a_tile + i * a_step : 0), in);
     }
 #pragma unroll
     for (int i = 0; i < kBCopies; ++i) {
-      const int r = b_r0 + kBStride * i;
-      const std::int64_t krow = p0 + r;
-      const bool in = b_col_in && krow < k;
-      cp_async_zfill<8 * kW>(bs + r * kLdB + b_c, in ? b + krow * n + b_col : b, in);
+      const bool in = b_col_in && kBStride * i < b_left;
+      cp_async_zfill<8 * kW>(bs + (b_r0 + kBStride * i) * kLdB + b_c,
+                             b + (in ? b_tile + i * b_step : 0), in);
     }
   };
 
@@ -203,66 +220,121 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 #pragma unroll
     for (int j = 0; j < kNJ; ++j) acc[i][j][0] = acc[i][j][1] = acc[i][j][2] = acc[i][j][3] = 0.0;
   }
-  // This lane's fragment addresses inside a stage (doubles). A: row wm + 16i + g (+ 8), pair
-  // 4q + t of the row (q = k-half of 8), swizzled: the row parity is g's, so the pair is
-  // (4q + t) ^ 4(g & 1) = 4(q ^ (g & 1)) + t. B: k-row 2t (+ 1), columns wn + 16jj + 2g (+ 1).
-  const int a_lane = (wm + g) * kBK + 2 * t;
-  const int a_flip = (g & 1) * 8;  // doubles: the pair of k-half q sits at 8·(q ^ (g & 1))
-  const int b_lane = kStageA + 2 * t * kLdB + wn + 2 * g;
-
-  // Prologue: the first kStages − 1 tiles in flight, one commit group each (empty groups past the
-  // end keep the count uniform).
+  // This lane's fragment addresses inside a stage (doubles). A: a[4h + v0 + 2v1] is row
+  // wm + 16i + 8v0 + g, column c = ks + 8h + 4v1 + t, stored at (c & ~15) + ((c & 12) ^ a_swz) + t
+  // (a_offset): the lane's four offsets for c & 12 = 0, 4, 8, 12; the rest is compile-time.
+  // B: b[2h + v] is k-row ks + 8h + 4v + t, column wn + 8j + g.
+  const int a_swz = (g & 3) << 2;
+  int a_lane[4];
 #pragma unroll
-  for (int s = 0; s < kStages - 1; ++s) {
-    if (s < k_tiles) load_tile(s, s);
-    cp_async_commit();
-  }
-  int read_stage = 0, write_stage = kStages - 1;
-  for (std::int64_t kt = 0; kt < k_tiles; ++kt) {
-    // kStages − 1 + kt groups committed; with at most kStages − 2 pending, tiles 0..kt have landed
-    // (this thread's copies); the barrier makes every thread's visible, and also ends the reads
-    // of the stage about to be refilled (the one read in step kt − 1).
+  for (int u = 0; u < 4; ++u) a_lane[u] = (wm + g) * kBK + ((4 * u) ^ a_swz) + t;
+  const int b_lane = kStageA + t * kLdB + wn + g;
+
+  // The fragments of k-columns ks..ks + kMmaK − 1 of a stage, and the warp's mmas on them.
+  using AFragments = double[kMI][4 * kKH];
+  using BFragments = double[kNJ][2 * kKH];
+  auto load_fragments = [&](const double* st, int ks, AFragments& af, BFragments& bf) {
+#pragma unroll
+    for (int h = 0; h < kKH; ++h) {
+#pragma unroll
+      for (int v1 = 0; v1 < 2; ++v1) {
+        const int c4 = ks + 8 * h + 4 * v1;  // the fragment's first k in the tile
+#pragma unroll
+        for (int i = 0; i < kMI; ++i)
+#pragma unroll
+          for (int v0 = 0; v0 < 2; ++v0)
+            af[i][4 * h + v0 + 2 * v1] =
+                st[a_lane[(c4 >> 2) & 3] + (c4 & ~15) + (16 * i + 8 * v0) * kBK];
+#pragma unroll
+        for (int j = 0; j < kNJ; ++j) bf[j][2 * h + v1] = st[b_lane + c4 * kLdB + 8 * j];
+      }
+    }
+  };
+  auto mma_all = [&](const AFragments& af, const BFragments& bf) {
+#pragma unroll
+    for (int i = 0; i < kMI; ++i)
+#pragma unroll
+      for (int j = 0; j < kNJ; ++j) mma_16x8<kKH>(acc[i][j], af[i], bf[j]);
+  };
+
+  if constexpr (!kVec) {
+    // The 8-byte-copy instance (k or n odd, or a matrix not 16-byte aligned) issues 32 copies a
+    // thread per tile; with a second fragment buffer it spills inside the loop (13 local loads a
+    // tile; 82–86 % of cuBLAS at 4095 × 4097 × 4099 against 93–97 % single-buffered, H200), so it
+    // loads each group's fragments just before its mmas and meets the barrier at the tile's start.
+#pragma unroll
+    for (int s = 0; s < kStages - 1; ++s) {
+      if (s < k_tiles) load_tile(s, s);
+      cp_async_commit();
+    }
+    int read_stage = 0, write_stage = kStages - 1;
+    for (std::int64_t kt = 0; kt < k_tiles; ++kt) {
+      // kStages − 1 + kt groups committed; with at most kStages − 2 pending, tiles 0..kt have
+      // landed (this thread's copies); the barrier makes every thread's visible, and also ends
+      // the reads of the stage about to be refilled (the one read in step kt − 1).
+      cp_async_wait<kStages - 2>();
+      __syncthreads();
+      if (kt + kStages - 1 < k_tiles) load_tile(write_stage, kt + kStages - 1);
+      cp_async_commit();
+      write_stage = write_stage == kStages - 1 ? 0 : write_stage + 1;
+      const double* const st = smem + read_stage * kStageDoubles;
+#pragma unroll
+      for (int ks = 0; ks < kBK; ks += kMmaK) {
+        AFragments af;
+        BFragments bf;
+        load_fragments(st, ks, af, bf);
+        mma_all(af, bf);
+      }
+      read_stage = read_stage == kStages - 1 ? 0 : read_stage + 1;
+    }
+  } else {
+    // Prologue: the first kStages − 1 tiles in flight, one commit group each (empty groups past the
+    // end keep the count uniform); tile 0 landed and visible, its first fragments in registers.
+#pragma unroll
+    for (int s = 0; s < kStages - 1; ++s) {
+      if (s < k_tiles) load_tile(s, s);
+      cp_async_commit();
+    }
     cp_async_wait<kStages - 2>();
     __syncthreads();
-    if (kt + kStages - 1 < k_tiles) load_tile(write_stage, kt + kStages - 1);
-    cp_async_commit();
-    write_stage = write_stage == kStages - 1 ? 0 : write_stage + 1;
-
-    const double* const st = smem + read_stage * kStageDoubles;
+    // Fragments double-buffered in registers: the loads of k-group w + 1 are issued before the mmas
+    // of group w, so the tensor pipe does not wait for shared memory, across tiles too: the barrier
+    // that makes tile kt + 1 visible comes before the last group of tile kt, whose fragments are
+    // already in registers, and tile kt + 1's first fragments are loaded before the last mmas of
+    // tile kt (after the last tile, from a stage nothing uses). Single-buffered, with the barrier
+    // at a tile's start, the pipe drained at every tile: Nsight Compute at 4096³ (H200) saw the
+    // FP64 tensor pipe busy 70 % of the time single-buffered, 81 % double-buffered (cuBLAS 95 %).
+    constexpr int kGroups = kBK / kMmaK;  // k-groups of a tile
+    static_assert(kGroups % 2 == 0, "the fragment buffers alternate across tiles");
+    AFragments af[2];
+    BFragments bf[2];
+    int read_stage = 0, write_stage = kStages - 1;
+    load_fragments(smem, 0, af[0], bf[0]);
+    for (std::int64_t kt = 0; kt < k_tiles; ++kt) {
 #pragma unroll
-    for (int ks = 0; ks < kBK; ks += kMmaK) {
-      double af[kMI][4 * kKH], bf[kNJ][2 * kKH];
-#pragma unroll
-      for (int h = 0; h < kKH; ++h) {
-        const int q = (ks / 8) + h;  // k-half of 8 inside the tile
-        const int a_half = (q & ~1) * 8 + ((q & 1) * 8 ^ a_flip);
-#pragma unroll
-        for (int i = 0; i < kMI; ++i) {
-#pragma unroll
-          for (int v0 = 0; v0 < 2; ++v0) {
-            const double2 p =
-                *reinterpret_cast<const double2*>(st + a_lane + (16 * i + 8 * v0) * kBK + a_half);
-            af[i][4 * h + v0] = p.x;      // k = 8q + 2t
-            af[i][4 * h + v0 + 2] = p.y;  // k = 8q + 2t + 1
-          }
+      for (int w = 0; w < kGroups; ++w) {
+        if (w == kGroups - 1) {
+          // kStages − 1 + kt + 1 groups committed (tiles 0..kt + kStages − 1); with at most
+          // kStages − 2 pending, tiles 0..kt + 1 have landed (this thread's copies). The barrier
+          // makes every thread's visible, and ends every warp's reads of tile kt's stage (its last
+          // fragments were loaded in group kGroups − 2), which step kt + 1 refills.
+          cp_async_wait<kStages - 2>();
+          __syncthreads();
+          read_stage = read_stage == kStages - 1 ? 0 : read_stage + 1;
         }
-#pragma unroll
-        for (int jj = 0; jj < kNJ / 2; ++jj) {
-#pragma unroll
-          for (int e = 0; e < 2; ++e) {
-            const double2 p =
-                *reinterpret_cast<const double2*>(st + b_lane + (8 * q + e) * kLdB + 16 * jj);
-            bf[2 * jj][2 * h + e] = p.x;      // column 2g of the pair
-            bf[2 * jj + 1][2 * h + e] = p.y;  // column 2g + 1
-          }
+        // The next group's fragments: of this tile, or the first of the next one.
+        load_fragments(smem + read_stage * kStageDoubles, (w + 1) % kGroups * kMmaK,
+                       af[(w + 1) % 2], bf[(w + 1) % 2]);
+        mma_all(af[w % 2], bf[w % 2]);
+        if (w == 0) {
+          // Tile kt + kStages − 1 into the stage of tile kt − 1, free since the barrier of step
+          // kt − 1; issued after this group's mmas, which the tensor pipe works through meanwhile.
+          if (kt + kStages - 1 < k_tiles) load_tile(write_stage, kt + kStages - 1);
+          cp_async_commit();
+          write_stage = write_stage == kStages - 1 ? 0 : write_stage + 1;
         }
       }
-#pragma unroll
-      for (int i = 0; i < kMI; ++i)
-#pragma unroll
-        for (int j = 0; j < kNJ; ++j) mma_16x8<kKH>(acc[i][j], af[i], bf[j]);
     }
-    read_stage = read_stage == kStages - 1 ? 0 : read_stage + 1;
   }
   cp_async_wait<0>();  // nothing real is in flight here; leaves no copy pending at exit
   // The split-K reduction may be placed beside this block's stores (dependent_launch.cuh).
@@ -309,8 +381,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   }
 #endif
 
-  // Lane (g, t) holds, of fragment pair jj, rows g + 8·v1, columns 16jj + 4t + {0, 1, 2, 3} =
-  // acc[i][2jj][2v1], acc[i][2jj + 1][2v1], acc[i][2jj][2v1 + 1], acc[i][2jj + 1][2v1 + 1].
+  // Lane (g, t) holds, of fragment (i, j), rows g + 8·v1, columns 8j + 2t + {0, 1} =
+  // acc[i][j][2v1], acc[i][j][2v1 + 1].
 #pragma unroll
   for (int i = 0; i < kMI; ++i) {
     if (cluster_splits > 1 && i % cluster_splits != sum_rank) continue;  // another block's rows
@@ -320,17 +392,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
       if (row >= m) continue;
       double* const c_row = c + row * n;
 #pragma unroll
-      for (int jj = 0; jj < kNJ / 2; ++jj) {
-        const std::int64_t col = tile.col0 + wn + 16 * jj + 4 * t;
-        const double v[4] = {acc[i][2 * jj][2 * v1], acc[i][2 * jj + 1][2 * v1],
-                             acc[i][2 * jj][2 * v1 + 1], acc[i][2 * jj + 1][2 * v1 + 1]};
-        if constexpr (kVec) {  // n even, col even: a pair is wholly inside or outside
-          if (col < n) *reinterpret_cast<double2*>(c_row + col) = double2{v[0], v[1]};
-          if (col + 2 < n) *reinterpret_cast<double2*>(c_row + col + 2) = double2{v[2], v[3]};
+      for (int j = 0; j < kNJ; ++j) {
+        const std::int64_t col = tile.col0 + wn + 8 * j + 2 * t;
+        const double lo = acc[i][j][2 * v1], hi = acc[i][j][2 * v1 + 1];
+        if constexpr (kVec) {  // n even, col even: the pair is wholly inside or outside
+          if (col < n) *reinterpret_cast<double2*>(c_row + col) = double2{lo, hi};
         } else {
-#pragma unroll
-          for (int x = 0; x < 4; ++x)
-            if (col + x < n) c_row[col + x] = v[x];
+          if (col < n) c_row[col] = lo;
+          if (col + 1 < n) c_row[col + 1] = hi;
         }
       }
     }
