@@ -61,9 +61,10 @@ struct Tiling {
 // The instance the `regtile` variant launches: 128×128 tiles, k-step 16, 4×2 warps of 32×64,
 // lanes 4×8, 8×8 outputs a thread, shared-memory fragments double-buffered in registers; 2 blocks
 // an SM (128 registers, no spills, 32.5 KiB shared). On the H100 (docs/performance.md) it reached
-// 47.3 / 48.0 TFLOP/s at 4096³ / 8192³, 92 / 93 % of cuBLAS; the k-step of 8 without fragment
-// double buffering 83.7 / 84.5 %; 128×256 tiles (1 block an SM) 93.4 / 94.0 %, but a quarter of
-// the blocks at the mid sizes where an H100's 132 SMs are not filled.
+// 47.3 / 48.0 TFLOP/s at 4096³ / 8192³, 92 / 93 % of cuBLAS, before the serpentine FMA order
+// (fma_all), with which an H200 runs it at 97.0 / 97.8 %; the k-step of 8 without fragment double
+// buffering 83.7 / 84.5 %; 128×256 tiles (1 block an SM) 93.4 / 94.0 %, but a quarter of the
+// blocks at the mid sizes where an H100's 132 SMs are not filled.
 using Regtile = Tiling<128, 128, 16, 4, 2, 8, 8, 2, true>;
 
 // Top-left corner of the C tile of block `block`, blocks grouped by kGroup tile rows.
@@ -214,11 +215,20 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
       bv[j4 * 4 + 3] = v.w;
     }
   };
+  // The outer product in serpentine order: odd rows run their columns backwards, so every row
+  // starts with the b value the previous row ended with and consecutive FMAs always share an
+  // operand, which the operand reuse cache serves instead of a register bank (SASS: 903–930 of a
+  // k-step's 1024 FFMAs reuse an operand, 779–785 with every row left to right; dispatch stalls
+  // halved). 97.9 / 98.7 / 96.3 % of cuBLAS at 4096³ / 8192³ / 2048³ against 89.4 / 91.0 / 87.9 %
+  // left to right (H200, one run, docs/performance.md).
   auto fma_all = [&](const float(&av)[TM], const float(&bv)[TN]) {
 #pragma unroll
     for (int i = 0; i < TM; ++i)
 #pragma unroll
-      for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+      for (int jj = 0; jj < TN; ++jj) {
+        const int j = i % 2 == 0 ? jj : TN - 1 - jj;
+        acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+      }
   };
 
   // Launched after the copy of misaligned operands (gemm_padded_operands.cuh) as its dependent.
