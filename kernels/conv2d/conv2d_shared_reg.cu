@@ -2,7 +2,7 @@
 // 32 × 8 threads computes a 128-column × (8 · ROWS)-row output tile; each thread a ROWS × 4 patch
 // (ROWS rows of 4 adjacent columns) kept in accumulators, so every value it reads from shared
 // memory serves up to ROWS × 4 of its outputs. Filter in constant memory. Described below for
-// ROWS = 4 (a 32-row tile); instance_for() says which ROWS each ks runs.
+// ROWS = 4 (a 32-row tile); instance_for() says which ROWS a problem runs.
 //
 // Shared tile: image rows [row0 − r, row0 + 32 + r) × image columns [col0 − H, col0 + 128 + H),
 // zeros outside the image, r = ks / 2 and H = r rounded up to a multiple of 4, so that the tile's
@@ -26,15 +26,13 @@
 // ks² taps per output, the kernel is FFMA-bound, and the fully unrolled taps with their weights
 // as constant-bank operands are what count.
 //
-// Instances (kernels/conv2d/conv2d_shared_reg.cuh): the
-// tile height (8 · ROWS output rows, ROWS per thread) and the pipelining are template parameters.
-// PIPE: a persistent grid of as many blocks as fit on the device walks the tiles, double-buffering
-// them in shared memory with cp.async (the next tile's copy in flight while the current one is
-// computed), where the plain kernel loads, waits, computes one tile per block, and relies on the
-// other resident blocks alone to hide that wait. instance_for() below says which instance each ks
-// runs, chosen on the H100 at 8192² (docs/performance.md): ks = 7 pipelined with a 64-row tile
-// (2369 GB/s against 2060 for the plain 32-row kernel); ks = 3 and 5 the plain kernel, which the
-// pipelined one did not beat there (ks = 5: 2623 GB/s plain, 2451 pipelined, 2534 with 64 rows).
+// Instances (kernels/conv2d/conv2d_shared_reg.cuh): the tile height (8 · ROWS output rows, ROWS
+// per thread) is a template parameter; instance_for() below says which each problem runs, chosen
+// on an H200 (docs/performance.md): a 32-row tile where n is a multiple of 4, a 64-row tile
+// otherwise, where every tile row is copied element by element and the halo rows it saves cost
+// four copies a vector (8191 × 8193, k = 3 / 5 / 7: 75 / 71 / 56 % of the copy kernel with 64
+// rows against 70 / 62 / 53 % with 32; at 8192², 91 / 89 / 71 % with 32 rows, 92 / 88 / 69 %
+// with 64). The record's path says which: "registers, 32-row tiles" or "registers, 64-row tiles".
 //
 // Any image size: partial tiles are guarded on store, the loads zero-fill outside the image, and
 // tile rows beyond gridDim.y's limit are covered by a loop.
@@ -64,37 +62,44 @@ static_assert(sr::kMaxFilter == kMaxKernelSize);
 
 using SpecialisedKernel = void (*)(const float*, float*, int, int);
 
-// What one ks launches: a register-blocked instance, or (kernel null) the shared tile kernel.
+// What one problem launches: a register-blocked instance, or (kernel null) the shared tile kernel.
 struct Instance {
   SpecialisedKernel kernel = nullptr;
   int rows = 4;
-  bool pipe = false;
   const char* path() const {
-    return !kernel ? "shared_tile" : pipe ? "registers_pipelined" : "registers";
+    return !kernel     ? "shared_tile"
+           : rows == 8 ? "registers, 64-row tiles"
+                       : "registers, 32-row tiles";
   }
 };
 
 // The shared tile path's block: the best of `shared`'s shapes at ks = 11..15 (conv2d.yaml).
 constexpr BlockShape kSharedTileBlock{16, 16};
 
-template <int KS, int ROWS, bool PIPE>
+template <int KS, int ROWS>
 constexpr Instance instance() {
-  return {sr::conv2d_shared_reg<KS, ROWS, PIPE>, ROWS, PIPE};
+  return {sr::conv2d_shared_reg<KS, ROWS>, ROWS};
 }
 
-// The instance of filter side ks: register-blocked for 1..9, the shared tile beyond.
-Instance instance_for(int ks) {
+// The instance of filter side ks on rows of n floats: register-blocked for 1..9 (32-row tiles
+// where n is a multiple of 4, 64-row tiles otherwise), the shared tile beyond.
+template <int KS>
+Instance register_instance(bool vector_rows) {
+  return vector_rows ? instance<KS, 4>() : instance<KS, 8>();
+}
+Instance instance_for(int ks, std::int64_t n) {
+  const bool vector_rows = n % 4 == 0;
   switch (ks) {
     case 1:
-      return instance<1, 4, false>();
+      return register_instance<1>(vector_rows);
     case 3:
-      return instance<3, 4, false>();
+      return register_instance<3>(vector_rows);
     case 5:
-      return instance<5, 4, false>();
+      return register_instance<5>(vector_rows);
     case 7:
-      return instance<7, 8, true>();
+      return register_instance<7>(vector_rows);
     case 9:
-      return instance<9, 4, false>();
+      return register_instance<9>(vector_rows);
     default:
       return {};
   }
@@ -119,8 +124,7 @@ BlockShape instance_block(const Instance& inst) {
 }
 
 std::size_t instance_bytes(int ks, const Instance& inst) {
-  return inst.kernel ? sr::shared_bytes(ks, inst.rows, inst.pipe)
-                     : shared_tile_bytes(kSharedTileBlock, ks);
+  return inst.kernel ? sr::shared_bytes(ks, inst.rows) : shared_tile_bytes(kSharedTileBlock, ks);
 }
 
 class SharedReg final : public CudaConv2dBase {
@@ -148,22 +152,14 @@ class SharedReg final : public CudaConv2dBase {
 
  private:
   SharedReg(const Point& point, std::shared_ptr<const Problem> problem, int ks)
-      : CudaConv2dBase(point, std::move(problem), kernel_address(ks, instance_for(ks)),
-                       instance_block(instance_for(ks)), instance_bytes(ks, instance_for(ks))),
-        inst_(instance_for(ks)),
+      : SharedReg(point, std::move(problem), ks, instance_for(ks, point.size->n)) {}
+  SharedReg(const Point& point, std::shared_ptr<const Problem> problem, int ks, Instance inst)
+      : CudaConv2dBase(point, std::move(problem), kernel_address(ks, inst), instance_block(inst),
+                       instance_bytes(ks, inst)),
+        inst_(inst),
         shared_bytes_(instance_bytes(ks, inst_)) {
-    int resident = 0;
-    if (inst_.pipe) {
-      // The base constructor has raised the kernel's dynamic shared memory limit where needed.
-      int device = 0, sms = 0, per_sm = 0;
-      RUNNER_CUDA_CHECK(cudaGetDevice(&device));
-      RUNNER_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-      RUNNER_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-          &per_sm, inst_.kernel, sr::kBlockX * sr::kBlockY, shared_bytes_));
-      resident = per_sm * sms;
-    }
     if (inst_.kernel) {
-      grid_ = sr::grid_for(m(), n(), inst_.rows, inst_.pipe, resident);
+      grid_ = sr::grid_for(m(), n(), inst_.rows);
     } else {
       // One block per 16 × 16 outputs; the kernel loops over block rows beyond gridDim.y's limit.
       const std::int64_t bx = kSharedTileBlock.x, by = kSharedTileBlock.y;

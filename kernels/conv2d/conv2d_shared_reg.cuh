@@ -9,13 +9,14 @@
 // the (output row, filter row) pairs that use it, so a larger ROWS means fewer shared reads and
 // less vertical halo per output.
 //
-// PIPE = false: the grid covers the tiles (2-D, tile rows beyond gridDim.y looped over); each
-//   block loads its tile with plain loads, waits, computes.
-// PIPE = true: a persistent 1-D grid (about the number of blocks that fit on the device at once)
-//   walks the tiles in row-major order, with two shared buffers: while it computes tile t it has
-//   the cp.async copy of its next tile in flight (zero-fill for the padding), so the global-memory
-//   latency of a block's loads hides behind its own arithmetic rather than only behind other
-//   blocks'.
+// The grid covers the tiles (2-D, tile rows beyond gridDim.y looped over); each block copies its
+// tile with cp.async — every copy of a thread issued before any is waited for, so a thread has
+// its whole share of the tile in flight at once — waits, and computes. (Plain loads, each into a
+// register then a shared store, kept one load in flight a thread: the kernel stalled on them
+// 15 cycles an instruction and moved 74–79 % of the copy kernel's bandwidth at 8192², k = 3 and 5,
+// on an H200; with cp.async 88–91 %. A persistent grid double-buffering its tiles, the former
+// k = 7 instance, was slower than this at 8192² for every k, and ahead only at 4096², k = 5:
+// docs/performance.md.)
 //
 // The filter lives in constant memory, c_weights_reg, one copy per translation unit that includes
 // this header (no relocatable device code): fill it with cudaMemcpyToSymbol from that unit.
@@ -52,13 +53,13 @@ __host__ __device__ constexpr int tile_height(int rows) {
 __host__ __device__ constexpr int tile_floats(int ks, int rows) {
   return (tile_height(rows) + 2 * (ks / 2)) * tile_pitch(ks / 2);
 }
-constexpr std::size_t shared_bytes(int ks, int rows, bool pipe) {
-  return static_cast<std::size_t>(tile_floats(ks, rows)) * sizeof(float) * (pipe ? 2 : 1);
+constexpr std::size_t shared_bytes(int ks, int rows) {
+  return static_cast<std::size_t>(tile_floats(ks, rows)) * sizeof(float);
 }
 
-// The whole block loads the tile at (row0, col0) (zeros outside the image) as float4 slots:
-// synchronously, or (ASYNC) as cp.async copies the caller commits and waits for.
-template <int ROWS, bool ASYNC>
+// The whole block copies the tile at (row0, col0) (zeros outside the image) as float4 slots with
+// cp.async, committed as one group; the caller waits for it.
+template <int ROWS>
 __device__ __forceinline__ void load_tile(float* tile, const float* __restrict__ in, int m, int n,
                                           int r, int row0, int col0) {
   const int hc = halo_cols(r), pitch4 = tile_pitch(r) / 4;
@@ -71,33 +72,19 @@ __device__ __forceinline__ void load_tile(float* tile, const float* __restrict__
     const bool row_in = x >= 0 && x < m;
     const std::int64_t at = static_cast<std::int64_t>(x) * n + y;  // index of (x, y)
     float* dst = tile + ty * (4 * pitch4) + 4 * tx4;
-    if constexpr (ASYNC) {
-      if (vec) {
-        // y and n are multiples of 4: the vector is wholly inside or wholly outside the row.
-        const bool inside = row_in && y >= 0 && y < n;
-        cp_async_zfill<16>(dst, inside ? in + at : in, inside);
-      } else {
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const bool inside = row_in && y + e >= 0 && y + e < n;
-          cp_async_zfill<4>(dst + e, inside ? in + at + e : in, inside);
-        }
-      }
+    if (vec) {
+      // y and n are multiples of 4: the vector is wholly inside or wholly outside the row.
+      const bool inside = row_in && y >= 0 && y < n;
+      cp_async_zfill<16>(dst, inside ? in + at : in, inside);
     } else {
-      float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-      if (row_in) {
-        if (vec) {
-          if (y >= 0 && y < n) v = *reinterpret_cast<const float4*>(in + at);
-        } else {
-          if (y >= 0 && y < n) v.x = in[at];
-          if (y + 1 >= 0 && y + 1 < n) v.y = in[at + 1];
-          if (y + 2 >= 0 && y + 2 < n) v.z = in[at + 2];
-          if (y + 3 >= 0 && y + 3 < n) v.w = in[at + 3];
-        }
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const bool inside = row_in && y + e >= 0 && y + e < n;
+        cp_async_zfill<4>(dst + e, inside ? in + at + e : in, inside);
       }
-      *reinterpret_cast<float4*>(dst) = v;
     }
   }
+  cp_async_commit();
 }
 
 // One thread's ROWS × 4 patch of the tile at (row0, col0), from the shared tile, stored.
@@ -161,65 +148,31 @@ __device__ __forceinline__ void compute_store(const float* tile, float* __restri
   }
 }
 
-// Unrolled kernel of filter side KS (odd, ≤ 9: r ≤ H = 4), ROWS output rows per thread.
-// PIPE = false: grid (tiles_x, min(tiles_y, kMaxGridY)). PIPE = true: any 1-D grid (persistent),
-// shared_bytes(KS, ROWS, true) of dynamic shared memory.
-template <int KS, int ROWS, bool PIPE>
+// Unrolled kernel of filter side KS (odd, ≤ 9: r ≤ H = 4), ROWS output rows per thread; grid
+// (tiles_x, min(tiles_y, kMaxGridY)), shared_bytes(KS, ROWS) of dynamic shared memory.
+template <int KS, int ROWS>
 __global__ void __launch_bounds__(kBlockX* kBlockY)
     conv2d_shared_reg(const float* __restrict__ in, float* __restrict__ out, int m, int n) {
   extern __shared__ __align__(16) float tile[];
   constexpr int r = KS / 2, th = tile_height(ROWS);
-  if constexpr (!PIPE) {
-    const int col0 = static_cast<int>(blockIdx.x) * kTileW;
-    for (int tile_y = static_cast<int>(blockIdx.y); tile_y * th < m;
-         tile_y += static_cast<int>(gridDim.y)) {
-      const int row0 = tile_y * th;
-      load_tile<ROWS, false>(tile, in, m, n, r, row0, col0);
-      __syncthreads();
-      compute_store<KS, ROWS>(tile, out, m, n, row0, col0);
-      __syncthreads();  // everyone is done with this tile before the next one overwrites it
-    }
-  } else {
-    constexpr int kFloats = tile_floats(KS, ROWS);
-    const int tiles_x = (n + kTileW - 1) / kTileW, tiles_y = (m + th - 1) / th;
-    const std::int64_t tiles = static_cast<std::int64_t>(tiles_x) * tiles_y;
-    const std::int64_t step = gridDim.x;
-    std::int64_t t = blockIdx.x;
-    int buf = 0;
-    if (t < tiles)
-      load_tile<ROWS, true>(tile, in, m, n, r, static_cast<int>(t / tiles_x) * th,
-                            static_cast<int>(t % tiles_x) * kTileW);
-    cp_async_commit();
-    for (; t < tiles; t += step) {
-      const std::int64_t next = t + step;
-      if (next < tiles)  // prefetch into the other buffer, freed by the last iteration's barrier
-        load_tile<ROWS, true>(tile + (buf ^ 1) * kFloats, in, m, n, r,
-                              static_cast<int>(next / tiles_x) * th,
-                              static_cast<int>(next % tiles_x) * kTileW);
-      cp_async_commit();  // possibly empty: keeps "all but the newest group" = this tile
-      cp_async_wait<1>();
-      __syncthreads();  // every thread's copies of this tile have landed
-      compute_store<KS, ROWS>(tile + buf * kFloats, out, m, n, static_cast<int>(t / tiles_x) * th,
-                              static_cast<int>(t % tiles_x) * kTileW);
-      __syncthreads();  // everyone is done with this buffer before the next prefetch into it
-      buf ^= 1;
-    }
+  const int col0 = static_cast<int>(blockIdx.x) * kTileW;
+  for (int tile_y = static_cast<int>(blockIdx.y); tile_y * th < m;
+       tile_y += static_cast<int>(gridDim.y)) {
+    const int row0 = tile_y * th;
+    load_tile<ROWS>(tile, in, m, n, r, row0, col0);
     cp_async_wait<0>();
+    __syncthreads();  // every thread's copies have landed
+    compute_store<KS, ROWS>(tile, out, m, n, row0, col0);
+    __syncthreads();  // everyone is done with this tile before the next one overwrites it
   }
 }
 
-// Launch geometry of an instance: PIPE = false covers the tiles; PIPE = true launches
-// min(tiles, resident) blocks, resident = blocks per SM (occupancy) × SMs.
-inline dim3 grid_for(int m, int n, int rows, bool pipe, int resident) {
+// Launch geometry of an instance: the tiles, rows beyond kMaxGridY looped over.
+inline dim3 grid_for(int m, int n, int rows) {
   const std::int64_t tiles_x = (n + kTileW - 1) / kTileW;
   const std::int64_t tiles_y = (m + tile_height(rows) - 1) / tile_height(rows);
-  if (!pipe) {
-    const std::int64_t gy = tiles_y < kMaxGridY ? tiles_y : kMaxGridY;
-    return dim3(static_cast<unsigned>(tiles_x), static_cast<unsigned>(gy));
-  }
-  const std::int64_t tiles = tiles_x * tiles_y;
-  const std::int64_t blocks = tiles < resident ? tiles : resident;
-  return dim3(static_cast<unsigned>(blocks > 0 ? blocks : 1));
+  const std::int64_t gy = tiles_y < kMaxGridY ? tiles_y : kMaxGridY;
+  return dim3(static_cast<unsigned>(tiles_x), static_cast<unsigned>(gy));
 }
 
 }  // namespace runner::kernels::conv2d::shared_reg

@@ -293,15 +293,16 @@ sweeps:
     EXPECT_TRUE(seen.count(v)) << "variant not exercised: " << v;
 }
 
-// shared_reg's paths by filter side: register blocking up to ks = 9 (pipelined at 7), the shared
-// tile beyond, at sizes that are not multiples of either tile, up to the largest filter.
+// shared_reg's paths by filter side and row length: register blocking up to ks = 9 (64-row tiles
+// where n is not a multiple of 4), the shared tile beyond, at sizes that are not multiples of
+// either tile, up to the largest filter.
 TEST_F(CudaVariants, Conv2dSharedRegPathsByFilterSide) {
   if (!cuda_variants_of("conv2d").count("shared_reg")) GTEST_SKIP() << "shared_reg not built";
   const std::string yaml = std::string("experiment: t\nkernel: conv2d\n") + kRepeat + R"(
 sweeps:
   - variant: shared_reg
-    size: [{m: 131, n: 67}, {m: 20, n: 300}]
-    kernel_size: [1, 5, 7, 9, 11, 13, 15, 21, 31]
+    size: [{m: 131, n: 67}, {m: 20, n: 300}, {m: 70, n: 130}]
+    kernel_size: [1, 3, 5, 7, 9, 11, 13, 15, 21, 31]
 )";
   const ExperimentSpec spec = parse_config(yaml, "test.yaml");
   for (const Point& p : expand(spec, Registry::instance())) {
@@ -309,9 +310,9 @@ sweeps:
     ASSERT_EQ(r.value("status", ""), "ok") << p.key() << ": " << r.value("message", "");
     EXPECT_TRUE(r.value("verified", false)) << p.key();
     const int ks = static_cast<int>(*p.kernel_size);
-    EXPECT_EQ(r.value("path", ""), ks > 9    ? "shared_tile"
-                                   : ks == 7 ? "registers_pipelined"
-                                             : "registers")
+    EXPECT_EQ(r.value("path", ""), ks > 9               ? "shared_tile"
+                                   : p.size->n % 4 == 0 ? "registers, 32-row tiles"
+                                                        : "registers, 64-row tiles")
         << p.key();
   }
 }
