@@ -1,5 +1,6 @@
-// Asynchronous global → shared copies (cp.async, sm_80 and later), shared by the pipelined kernels
-// (gemm dmma, conv2d shared_reg). Device code only; nothing here may include fmt or spdlog.
+// Asynchronous global → shared copies (cp.async, sm_80 and later), shared by the kernels that copy
+// their tiles with it (gemm dmma's pipeline, conv2d shared_reg's tile copies). Device code only;
+// nothing here may include fmt or spdlog.
 //
 // On an older architecture, and in a host compilation, the copy is made at once and commit / wait
 // do nothing: a pipeline written for cp.async then runs correctly, just without the overlap.
