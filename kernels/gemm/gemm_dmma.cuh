@@ -221,13 +221,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     for (int j = 0; j < kNJ; ++j) acc[i][j][0] = acc[i][j][1] = acc[i][j][2] = acc[i][j][3] = 0.0;
   }
   // This lane's fragment addresses inside a stage (doubles). A: a[4h + v0 + 2v1] is row
-  // wm + 16i + 8v0 + g, column c = ks + 8h + 4v1 + t, stored at (c & ~15) + ((c & 12) ^ a_swz) + t
-  // (a_offset): the lane's four offsets for c & 12 = 0, 4, 8, 12; the rest is compile-time.
+  // wm + 16i + 8v0 + g, column c = ks + 8h + 4v1 + t; the swizzle (a_offset) moves only bits 2–3
+  // of c by the row's g & 3, so the lane's four offsets for c & 12 = 0, 4, 8, 12 (row wm + g)
+  // plus a compile-time (c & ~15) + (16i + 8v0)·kBK give every one.
   // B: b[2h + v] is k-row ks + 8h + 4v + t, column wn + 8j + g.
-  const int a_swz = (g & 3) << 2;
   int a_lane[4];
 #pragma unroll
-  for (int u = 0; u < 4; ++u) a_lane[u] = (wm + g) * kBK + ((4 * u) ^ a_swz) + t;
+  for (int u = 0; u < 4; ++u) a_lane[u] = a_offset(wm + g, 4 * u + t, kBK);
   const int b_lane = kStageA + t * kLdB + wn + g;
 
   // The fragments of k-columns ks..ks + kMmaK − 1 of a stage, and the warp's mmas on them.
@@ -257,17 +257,19 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
       for (int j = 0; j < kNJ; ++j) mma_16x8<kKH>(acc[i][j], af[i], bf[j]);
   };
 
+  // Prologue: the first kStages − 1 tiles in flight, one commit group each (empty groups past the
+  // end keep the count uniform).
+#pragma unroll
+  for (int s = 0; s < kStages - 1; ++s) {
+    if (s < k_tiles) load_tile(s, s);
+    cp_async_commit();
+  }
+  int read_stage = 0, write_stage = kStages - 1;
   if constexpr (!kVec) {
     // The 8-byte-copy instance (k or n odd, or a matrix not 16-byte aligned) issues 32 copies a
     // thread per tile; with a second fragment buffer it spills inside the loop (13 local loads a
     // tile; 82–86 % of cuBLAS at 4095 × 4097 × 4099 against 93–97 % single-buffered, H200), so it
     // loads each group's fragments just before its mmas and meets the barrier at the tile's start.
-#pragma unroll
-    for (int s = 0; s < kStages - 1; ++s) {
-      if (s < k_tiles) load_tile(s, s);
-      cp_async_commit();
-    }
-    int read_stage = 0, write_stage = kStages - 1;
     for (std::int64_t kt = 0; kt < k_tiles; ++kt) {
       // kStages − 1 + kt groups committed; with at most kStages − 2 pending, tiles 0..kt have
       // landed (this thread's copies); the barrier makes every thread's visible, and also ends
@@ -288,13 +290,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
       read_stage = read_stage == kStages - 1 ? 0 : read_stage + 1;
     }
   } else {
-    // Prologue: the first kStages − 1 tiles in flight, one commit group each (empty groups past the
-    // end keep the count uniform); tile 0 landed and visible, its first fragments in registers.
-#pragma unroll
-    for (int s = 0; s < kStages - 1; ++s) {
-      if (s < k_tiles) load_tile(s, s);
-      cp_async_commit();
-    }
+    // Tile 0 landed and visible, its first fragments in registers (below).
     cp_async_wait<kStages - 2>();
     __syncthreads();
     // Fragments double-buffered in registers: the loads of k-group w + 1 are issued before the mmas
@@ -308,7 +304,6 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     static_assert(kGroups % 2 == 0, "the fragment buffers alternate across tiles");
     AFragments af[2];
     BFragments bf[2];
-    int read_stage = 0, write_stage = kStages - 1;
     load_fragments(smem, 0, af[0], bf[0]);
     for (std::int64_t kt = 0; kt < k_tiles; ++kt) {
 #pragma unroll
