@@ -1,22 +1,24 @@
 // conv2d shared_reg: the shared-memory tile of `shared` plus register blocking. A fixed block of
-// 32 × 8 threads computes a 128-column × (8 · ROWS)-row output tile; each thread a ROWS × 4 patch
-// (ROWS rows of 4 adjacent columns) kept in accumulators, so every value it reads from shared
-// memory serves up to ROWS × 4 of its outputs. Filter in constant memory. Described below for
-// ROWS = 4 (a 32-row tile); instance_for() says which ROWS a problem runs.
+// 32 × 8 threads computes a 128-column × 32-row output tile; each thread a 4 × 4 patch (4 rows of
+// 4 adjacent columns) kept in accumulators, so every value it reads from shared memory serves up
+// to 16 of its outputs. Filter in constant memory.
 //
 // Shared tile: image rows [row0 − r, row0 + 32 + r) × image columns [col0 − H, col0 + 128 + H),
 // zeros outside the image, r = ks / 2 and H = r rounded up to a multiple of 4, so that the tile's
-// rows (pitch 128 + 2H floats) and every thread's window start on 16-byte boundaries. It is loaded
-// with 16-byte vectors (float4 global loads where the image row length n is a multiple of 4, which
-// makes every vector of a tile row wholly inside or wholly outside the image; element by element
-// otherwise) and 16-byte shared stores.
+// rows and every thread's window start on 16-byte boundaries. It is copied with cp.async, whole
+// 16-byte vectors (element by element only where a vector straddles the image's left or right
+// edge); tiles wholly inside the image copy without bounds tests. Where the row length n is not
+// a multiple of 4, image rows start at every offset from a 16-byte boundary: each tile row is
+// then copied from the boundary before it, four floats of margin on the left, and each thread's
+// output row is moved left by 0..3 columns so that its 4 outputs are one aligned float4 store.
+// Both offsets depend only on the row's index mod 4, r and n mod 4 (tiles start on rows ≡ 0 mod
+// 4), so they are compile-time constants of the instance for n mod 4 (conv2d_shared_reg.cuh).
 //
 // ks = 1, 3, 5, 7 (and 9, whose r = 4 = H): kernel template on KS, every loop unrolled. For each
-// of the kRows + KS − 1 tile rows under its patch, a thread reads its window of 4 + 2H floats as
-// float4s (LDS.128: a warp reads 32 consecutive 16-byte vectors, no bank conflict) and does the
-// FFMAs of every (output row, filter row) pair that uses it, weights as constant-bank operands:
-// KS = 7 reads 10 rows × 12 floats for 16 × 49 FFMAs. Stores: one float4 per output row and
-// thread (a warp writes 512 contiguous bytes) where n is a multiple of 4, else guarded scalars.
+// of the 4 + KS − 1 tile rows under its patch, a thread reads its window as float4s (LDS.128: a
+// warp reads consecutive 16-byte vectors, no bank conflict) and does the FFMAs of every (output
+// row, filter row) pair that uses it, weights as constant-bank operands: KS = 7 reads 10 rows of
+// 3 vectors for 16 × 49 FFMAs. Stores: one float4 per output row and thread.
 //
 // Any other odd ks (11..31): the shared-memory tile kernel of `shared` (conv2d_shared_tile.cuh,
 // one output per thread, every tap loop unrolled for its ks) on 16 × 16 blocks, the record's path
@@ -26,13 +28,9 @@
 // ks² taps per output, the kernel is FFMA-bound, and the fully unrolled taps with their weights
 // as constant-bank operands are what count.
 //
-// Instances (kernels/conv2d/conv2d_shared_reg.cuh): the tile height (8 · ROWS output rows, ROWS
-// per thread) is a template parameter; instance_for() below says which each problem runs, chosen
-// on an H200 (docs/performance.md): a 32-row tile where n is a multiple of 4, a 64-row tile
-// otherwise, where every tile row is copied element by element and the halo rows it saves cost
-// four copies a vector (8191 × 8193, k = 3 / 5 / 7: 75 / 71 / 56 % of the copy kernel with 64
-// rows against 70 / 62 / 53 % with 32; at 8192², 91 / 89 / 71 % with 32 rows, 92 / 88 / 69 %
-// with 64). The record's path says which: "registers, 32-row tiles" or "registers, 64-row tiles".
+// Instances: one per ks ≤ 9 and n mod 4, the record's path "registers, 32-row tiles". (64-row
+// tiles, 8 rows a thread or 16 warps a block, were measured beside them on an H200: within half a
+// point at the largest aligned images, 1 to 13 points behind elsewhere; docs/performance.md.)
 //
 // Any image size: partial tiles are guarded on store, the loads zero-fill outside the image, and
 // tile rows beyond gridDim.y's limit are covered by a loop.
@@ -65,41 +63,43 @@ using SpecialisedKernel = void (*)(const float*, float*, int, int);
 // What one problem launches: a register-blocked instance, or (kernel null) the shared tile kernel.
 struct Instance {
   SpecialisedKernel kernel = nullptr;
-  int rows = 4;
-  const char* path() const {
-    return !kernel     ? "shared_tile"
-           : rows == 8 ? "registers, 64-row tiles"
-                       : "registers, 32-row tiles";
-  }
+  int n_mod4 = 0;
+  const char* path() const { return kernel ? "registers, 32-row tiles" : "shared_tile"; }
 };
 
 // The shared tile path's block: the best of `shared`'s shapes at ks = 11..15 (conv2d.yaml).
 constexpr BlockShape kSharedTileBlock{16, 16};
+// Output rows a thread of the register-blocked kernel: a 32-row tile.
+constexpr int kRows = 4;
 
-template <int KS, int ROWS>
-constexpr Instance instance() {
-  return {sr::conv2d_shared_reg<KS, ROWS>, ROWS};
-}
-
-// The instance of filter side ks on rows of n floats: register-blocked for 1..9 (32-row tiles
-// where n is a multiple of 4, 64-row tiles otherwise), the shared tile beyond.
+// The register-blocked instance of filter side KS for rows of n floats: one per n mod 4.
 template <int KS>
-Instance register_instance(bool vector_rows) {
-  return vector_rows ? instance<KS, 4>() : instance<KS, 8>();
+Instance register_instance(std::int64_t n) {
+  switch (n % 4) {
+    case 0:
+      return {sr::conv2d_shared_reg<KS, kRows, 0>, 0};
+    case 1:
+      return {sr::conv2d_shared_reg<KS, kRows, 1>, 1};
+    case 2:
+      return {sr::conv2d_shared_reg<KS, kRows, 2>, 2};
+    default:
+      return {sr::conv2d_shared_reg<KS, kRows, 3>, 3};
+  }
 }
+// The instance of filter side ks on rows of n floats: register-blocked for 1..9, the shared tile
+// beyond.
 Instance instance_for(int ks, std::int64_t n) {
-  const bool vector_rows = n % 4 == 0;
   switch (ks) {
     case 1:
-      return register_instance<1>(vector_rows);
+      return register_instance<1>(n);
     case 3:
-      return register_instance<3>(vector_rows);
+      return register_instance<3>(n);
     case 5:
-      return register_instance<5>(vector_rows);
+      return register_instance<5>(n);
     case 7:
-      return register_instance<7>(vector_rows);
+      return register_instance<7>(n);
     case 9:
-      return register_instance<9>(vector_rows);
+      return register_instance<9>(n);
     default:
       return {};
   }
@@ -124,7 +124,8 @@ BlockShape instance_block(const Instance& inst) {
 }
 
 std::size_t instance_bytes(int ks, const Instance& inst) {
-  return inst.kernel ? sr::shared_bytes(ks, inst.rows) : shared_tile_bytes(kSharedTileBlock, ks);
+  return inst.kernel ? sr::shared_bytes(ks, kRows, inst.n_mod4)
+                     : shared_tile_bytes(kSharedTileBlock, ks);
 }
 
 class SharedReg final : public CudaConv2dBase {
@@ -159,7 +160,7 @@ class SharedReg final : public CudaConv2dBase {
         inst_(inst),
         shared_bytes_(instance_bytes(ks, inst_)) {
     if (inst_.kernel) {
-      grid_ = sr::grid_for(m(), n(), inst_.rows);
+      grid_ = sr::grid_for(m(), n(), kRows, inst_.n_mod4);
     } else {
       // One block per 16 × 16 outputs; the kernel loops over block rows beyond gridDim.y's limit.
       const std::int64_t bx = kSharedTileBlock.x, by = kSharedTileBlock.y;

@@ -5,18 +5,18 @@
 //
 // A fixed block of 32 × 8 threads computes a 128-column × (8 · ROWS)-row output tile; each thread
 // a ROWS × 4 patch (ROWS rows of 4 adjacent columns) in registers. Going down its patch, a thread
-// reads every tile row under it once (a window of 4 + 2H floats, as float4s) and feeds it to all
-// the (output row, filter row) pairs that use it, so a larger ROWS means fewer shared reads and
-// less vertical halo per output.
+// reads every tile row under it once (its window, as float4s) and feeds it to all the (output
+// row, filter row) pairs that use it.
 //
 // The grid covers the tiles (2-D, tile rows beyond gridDim.y looped over); each block copies its
 // tile with cp.async — every copy of a thread issued before any is waited for, so a thread has
-// its whole share of the tile in flight at once — waits, and computes. (Plain loads, each into a
-// register then a shared store, kept one load in flight a thread: the kernel stalled on them
-// 15 cycles an instruction and moved 74–79 % of the copy kernel's bandwidth at 8192², k = 3 and 5,
-// on an H200; with cp.async 88–91 %. A persistent grid double-buffering its tiles, the former
-// k = 7 instance, was slower than this at 8192² for every k, and ahead only at 4096², k = 5:
-// docs/performance.md.)
+// its whole share of the tile in flight at once — waits, and computes. Every copy is a whole
+// 16-byte vector and every store of a thread's 4 outputs one float4, whatever n is: an instance
+// per n mod 4 compiles in where each row's vectors start (row_shift / out_shift below). What this
+// replaced, measured on an H200 (docs/performance.md, log): plain loads, each into a register
+// and then a shared store, kept one load in flight a thread (74–79 % of the copy kernel at 8192²,
+// k = 3 and 5; cp.async 88–91 %); where n % 4 != 0 every vector was four 4-byte copies and every
+// output a 4-byte store (57–75 % at 8191 × 8193; now 94–97 %).
 //
 // The filter lives in constant memory, c_weights_reg, one copy per translation unit that includes
 // this header (no relocatable device code): fill it with cudaMemcpyToSymbol from that unit.
@@ -35,7 +35,7 @@ namespace {
 __constant__ float c_weights_reg[kMaxFilter * kMaxFilter];
 }  // namespace
 
-inline constexpr int kBlockX = 32, kBlockY = 8;  // threads
+inline constexpr int kBlockX = 32, kBlockY = 8;  // threads; a warp is one threadIdx.y
 inline constexpr int kCols = 4;                  // output columns per thread
 inline constexpr int kTileW = kBlockX * kCols;   // 128 output columns per tile
 inline constexpr unsigned kMaxGridY = 65535;
@@ -43,59 +43,139 @@ inline constexpr unsigned kMaxGridY = 65535;
 __host__ __device__ constexpr int halo_cols(int r) {
   return (r + 3) / 4 * 4;
 }  // H
-__host__ __device__ constexpr int tile_pitch(int r) {
-  return kTileW + 2 * halo_cols(r);
-}
 __host__ __device__ constexpr int tile_height(int rows) {
   return kBlockY * rows;
 }
-// Floats of one tile buffer.
-__host__ __device__ constexpr int tile_floats(int ks, int rows) {
-  return (tile_height(rows) + 2 * (ks / 2)) * tile_pitch(ks / 2);
+// Extra floats before a tile row's halo where rows are shifted (n % 4 != 0): room for the shifts.
+__host__ __device__ constexpr int left_margin(int n_mod4) {
+  return n_mod4 != 0 ? 4 : 0;
 }
-constexpr std::size_t shared_bytes(int ks, int rows) {
-  return static_cast<std::size_t>(tile_floats(ks, rows)) * sizeof(float);
+// Floats of one shared tile row: the tile's columns and halos, and where rows are shifted, the
+// margin and one vector for the shift.
+__host__ __device__ constexpr int row_pitch(int r, int n_mod4) {
+  return kTileW + 2 * halo_cols(r) + 2 * left_margin(n_mod4);
+}
+constexpr std::size_t shared_bytes(int ks, int rows, int n_mod4) {
+  return static_cast<std::size_t>((tile_height(rows) + 2 * (ks / 2)) * row_pitch(ks / 2, n_mod4)) *
+         sizeof(float);
 }
 
-// The whole block copies the tile at (row0, col0) (zeros outside the image) as float4 slots with
-// cp.async, committed as one group; the caller waits for it.
-template <int ROWS>
-__device__ __forceinline__ void load_tile(float* tile, const float* __restrict__ in, int m, int n,
-                                          int r, int row0, int col0) {
-  const int hc = halo_cols(r), pitch4 = tile_pitch(r) / 4;
-  const int slots = (tile_height(ROWS) + 2 * r) * pitch4;
-  const int t = static_cast<int>(threadIdx.y * kBlockX + threadIdx.x);
-  const bool vec = n % 4 == 0;  // uniform over the grid
-  for (int s = t; s < slots; s += kBlockX * kBlockY) {
-    const int ty = s / pitch4, tx4 = s % pitch4;
-    const int x = row0 - r + ty, y = col0 - hc + 4 * tx4;  // image row and first column
-    const bool row_in = x >= 0 && x < m;
-    const std::int64_t at = static_cast<std::int64_t>(x) * n + y;  // index of (x, y)
-    float* dst = tile + ty * (4 * pitch4) + 4 * tx4;
-    if (vec) {
-      // y and n are multiples of 4: the vector is wholly inside or wholly outside the row.
-      const bool inside = row_in && y >= 0 && y < n;
-      cp_async_zfill<16>(dst, inside ? in + at : in, inside);
-    } else {
+// Rows of a length n that is not a multiple of 4 start at every offset from a 16-byte boundary.
+// Both the copies and the stores stay whole, aligned 16-byte vectors all the same:
+// - Tile row t holds, from position 0, image row row0 − r + t from column
+//   col0 − H − margin − row_shift(t): the 16-byte boundary at or before col0 − H − margin.
+//   That shift is the column's index mod 4, (row0 − r + t) · n mod 4 (col0 − H − margin is a
+//   multiple of 4), which for row0 ≡ 0 (mod 4) — tiles are 8 · ROWS rows — depends on t, r and
+//   n mod 4 alone.
+// - A thread's output row rr (image row i ≡ rr mod 4, as ty · ROWS ≡ 0) covers columns
+//   j − out_shift(rr) .. + 3 instead of j .. j + 3, j = col0 + 4 · tx: i · n + j − out_shift(rr)
+//   is then a multiple of 4. The tile's outputs of that row are columns col0 − out_shift .. + 127;
+//   the grid has a tile more where n is within 3 of a multiple of 128 to reach the last column.
+// Both shifts are compile-time constants in the unrolled compute loop (of the instance for n % 4),
+// so a thread reads its window of a shifted row with aligned float4 loads and constant register
+// indices: the same code as for aligned rows, at other offsets. (An image buffer starts on a
+// 16-byte boundary, as cudaMalloc's do.)
+__host__ __device__ constexpr int row_shift(int t, int r, int n_mod4) {
+  return ((t - r) * n_mod4) & 3;
+}
+__host__ __device__ constexpr int out_shift(int rr, int n_mod4) {
+  return (rr * n_mod4) & 3;
+}
+
+// One 16-byte slot of a tile row: the image vector at index `at` (columns y .. y + 3 of image row
+// `row_in` says is inside), zeros outside. A vector that straddles the image's left or right edge
+// (only in the first and last tile columns: `edge`) is copied element by element.
+__device__ __forceinline__ void copy_slot(float* dst, const float* __restrict__ in, std::int64_t at,
+                                          bool row_in, bool full, bool edge, int y, int n) {
+  if (edge && row_in) {
 #pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const bool inside = row_in && y + e >= 0 && y + e < n;
-        cp_async_zfill<4>(dst + e, inside ? in + at + e : in, inside);
+    for (int e = 0; e < 4; ++e) {
+      const bool inside = y + e >= 0 && y + e < n;
+      cp_async_zfill<4>(dst + e, inside ? in + at + e : in, inside);
+    }
+  } else {
+    const bool inside = row_in && full;
+    cp_async_zfill<16>(dst, inside ? in + at : in, inside);
+  }
+}
+
+// The whole block copies the tile at (row0, col0) with cp.async, committed as one group; the
+// caller waits for it. A row is 32 to 36 slots of 16 bytes. Warp w copies the first 32 slots of
+// tile rows w, w + 8, …, a slot a lane: the rows of a warp share their shift (8 · n ≡ 0 mod 4),
+// so going down adds 8 · n to the source and 8 rows to the destination, with no division and
+// no column test a row. The slots beyond 32 of all rows are then shared out over the block, one
+// (or two) a thread. A tile wholly inside the image (kInterior: all but the image's border
+// tiles) copies without a bounds test at all; the others zero-fill what lies outside.
+template <int KS, int ROWS, int NMOD4, bool kInterior>
+__device__ __forceinline__ void load_tile(float* tile, const float* __restrict__ in, int m, int n,
+                                          int row0, int col0) {
+  constexpr int r = KS / 2, pitch = row_pitch(r, NMOD4), slots = pitch / 4;
+  constexpr int rows = tile_height(ROWS) + 2 * r, steps = (rows + kBlockY - 1) / kBlockY;
+  constexpr int extra = slots - kBlockX, extra_slots = rows * extra;
+  constexpr int threads = kBlockX * kBlockY;
+  static_assert(extra >= 0 && extra <= 4);
+  const int col_first = col0 - halo_cols(r) - left_margin(NMOD4);  // a multiple of 4
+  const int lane = static_cast<int>(threadIdx.x), warp = static_cast<int>(threadIdx.y);
+  {
+    const int y = col_first - row_shift(warp, r, NMOD4) + 4 * lane;  // the lane's first column
+    const bool full = y >= 0 && y + 4 <= n, edge = !full && y + 4 > 0 && y < n;
+    int x = row0 - r + warp;  // image row of tile row `warp`
+    std::int64_t at = static_cast<std::int64_t>(x) * n + y;
+    float* dst = tile + warp * pitch + 4 * lane;
+#pragma unroll
+    for (int step = 0; step < steps; ++step) {
+      if ((step + 1) * kBlockY <= rows || step * kBlockY + warp < rows) {
+        if constexpr (kInterior)
+          cp_async_zfill<16>(dst, in + at, true);
+        else
+          copy_slot(dst, in, at, x >= 0 && x < m, full, edge, y, n);
+      }
+      x += kBlockY;
+      at += static_cast<std::int64_t>(kBlockY) * n;
+      dst += kBlockY * pitch;
+    }
+  }
+  if constexpr (extra > 0) {
+    const int first = lane + kBlockX * warp;
+#pragma unroll
+    for (int q = 0; q < (extra_slots + threads - 1) / threads; ++q) {
+      const int idx = first + q * threads;
+      if (idx < extra_slots) {
+        const int t = idx / extra, slot = kBlockX + idx % extra;  // extra is 2 or 4
+        const int y = col_first - row_shift(t, r, NMOD4) + 4 * slot, x = row0 - r + t;
+        const std::int64_t at = static_cast<std::int64_t>(x) * n + y;
+        float* dst = tile + t * pitch + 4 * slot;
+        if constexpr (kInterior) {
+          cp_async_zfill<16>(dst, in + at, true);
+        } else {
+          const bool full = y >= 0 && y + 4 <= n, edge = !full && y + 4 > 0 && y < n;
+          copy_slot(dst, in, at, x >= 0 && x < m, full, edge, y, n);
+        }
       }
     }
   }
   cp_async_commit();
 }
 
+// Whether the tile at (row0, col0) lies wholly inside the image, shifts and halos included.
+template <int KS, int ROWS, int NMOD4>
+__device__ __forceinline__ bool tile_inside(int m, int n, int row0, int col0) {
+  constexpr int r = KS / 2;
+  const int col_first = col0 - halo_cols(r) - left_margin(NMOD4);  // a multiple of 4
+  // col_first > 0 is ≥ 4, so also every row's first column col_first − shift ≥ 0.
+  return row0 >= r && row0 + tile_height(ROWS) + r <= m && col_first > 0 &&
+         col_first + row_pitch(r, NMOD4) <= n;
+}
+
 // One thread's ROWS × 4 patch of the tile at (row0, col0), from the shared tile, stored.
-template <int KS, int ROWS>
+template <int KS, int ROWS, int NMOD4>
 __device__ __forceinline__ void compute_store(const float* tile, float* __restrict__ out, int m,
                                               int n, int row0, int col0) {
-  constexpr int r = KS / 2, hc = halo_cols(r), pitch = tile_pitch(r);
-  constexpr int kWindow = kCols + 2 * hc;  // floats a thread reads per tile row
-  static_assert(hc - r >= 0 && kWindow % 4 == 0);
+  constexpr int r = KS / 2, hc = halo_cols(r), pitch = row_pitch(r, NMOD4);
+  constexpr int margin = left_margin(NMOD4);
+  static_assert(NMOD4 == 0 || ROWS % 4 == 0, "a thread's first row must be ≡ row0 (mod 4)");
   const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
-  const int j = col0 + kCols * tx;  // image column of the thread's first output
+  const int j = col0 + kCols * tx;  // image column of the thread's first output (unshifted)
 
   float acc[ROWS][kCols];
 #pragma unroll
@@ -104,72 +184,82 @@ __device__ __forceinline__ void compute_store(const float* tile, float* __restri
     for (int c = 0; c < kCols; ++c) acc[rr][c] = 0.0f;
 
   // Tile row ty·ROWS + ir holds image row row0 + ty·ROWS + ir − r: filter row a = ir − rr of
-  // output row rr. Tile column kCols·tx + w holds image column j − hc + w: tap b of output
-  // column c is w = c + b + hc − r.
+  // output row rr. From the thread's offset kCols·tx, position p of that row holds image column
+  // j − hc − margin − s + p (s = row_shift(ir)): tap b of output column j − so + c (so =
+  // out_shift(rr)) is at p = margin + s − so + hc − r + c + b. The thread reads the float4s over
+  // the p that any of its rows needs (so from 0 to 3 where rows are shifted).
   const float* base = tile + (ty * ROWS) * pitch + kCols * tx;
 #pragma unroll
   for (int ir = 0; ir < ROWS + KS - 1; ++ir) {
-    float w[kWindow];
+    const int s = row_shift(ir, r, NMOD4), p0 = margin + s + hc - r;
+    const int v0 = (p0 - (NMOD4 != 0 ? 3 : 0)) / 4, v1 = (p0 + kCols + KS - 2) / 4;
+    float w[20];  // at most 5 float4s (shifted rows, KS = 9)
 #pragma unroll
-    for (int v = 0; v < kWindow / 4; ++v) {
+    for (int v = v0; v <= v1; ++v) {
       const float4 f = *reinterpret_cast<const float4*>(base + ir * pitch + 4 * v);
-      w[4 * v] = f.x;
-      w[4 * v + 1] = f.y;
-      w[4 * v + 2] = f.z;
-      w[4 * v + 3] = f.w;
+      w[4 * (v - v0)] = f.x;
+      w[4 * (v - v0) + 1] = f.y;
+      w[4 * (v - v0) + 2] = f.z;
+      w[4 * (v - v0) + 3] = f.w;
     }
 #pragma unroll
     for (int rr = 0; rr < ROWS; ++rr) {
       const int a = ir - rr;
       if (a < 0 || a >= KS) continue;  // compile-time after unrolling
+      const int p = p0 - out_shift(rr, NMOD4) - 4 * v0;
 #pragma unroll
       for (int b = 0; b < KS; ++b) {
         const float wt = c_weights_reg[a * KS + b];
 #pragma unroll
-        for (int c = 0; c < kCols; ++c) acc[rr][c] = fmaf(w[c + b + hc - r], wt, acc[rr][c]);
+        for (int c = 0; c < kCols; ++c) acc[rr][c] = fmaf(w[p + c + b], wt, acc[rr][c]);
       }
     }
   }
 
-  const bool vec = n % 4 == 0;
 #pragma unroll
   for (int rr = 0; rr < ROWS; ++rr) {
-    const int i = row0 + ty * ROWS + rr;
-    if (i >= m || j >= n) continue;
-    float* dst = out + static_cast<std::int64_t>(i) * n + j;
-    if (vec) {
-      // j and n multiples of 4, j < n: all 4 columns inside, 16-byte aligned.
-      *reinterpret_cast<float4*>(dst) = make_float4(acc[rr][0], acc[rr][1], acc[rr][2], acc[rr][3]);
-    } else {
+    const int i = row0 + ty * ROWS + rr, jo = j - out_shift(rr, NMOD4);
+    if (i >= m || jo >= n) continue;
+    const std::int64_t at = static_cast<std::int64_t>(i) * n + jo;  // a multiple of 4
+    if (NMOD4 == 0 || (jo >= 0 && jo + kCols <= n)) {
+      *reinterpret_cast<float4*>(out + at) =
+          make_float4(acc[rr][0], acc[rr][1], acc[rr][2], acc[rr][3]);
+    } else {  // the image's first or last columns
 #pragma unroll
       for (int c = 0; c < kCols; ++c)
-        if (j + c < n) dst[c] = acc[rr][c];
+        if (jo + c >= 0 && jo + c < n) out[at + c] = acc[rr][c];
     }
   }
 }
 
-// Unrolled kernel of filter side KS (odd, ≤ 9: r ≤ H = 4), ROWS output rows per thread; grid
-// (tiles_x, min(tiles_y, kMaxGridY)), shared_bytes(KS, ROWS) of dynamic shared memory.
-template <int KS, int ROWS>
-__global__ void __launch_bounds__(kBlockX* kBlockY)
+// Unrolled kernel of filter side KS (odd, ≤ 9: r ≤ H = 4), ROWS output rows per thread, for rows
+// of n ≡ NMOD4 (mod 4) floats; grid grid_for(m, n, ROWS, NMOD4), shared_bytes(KS, ROWS, NMOD4)
+// of dynamic shared memory. At 4 rows a thread, six blocks an SM (40 registers: ptxas would take
+// 48 to 64 for some instances, which leaves room for four or five).
+template <int KS, int ROWS, int NMOD4>
+__global__ void __launch_bounds__(kBlockX* kBlockY, ROWS <= 4 ? 6 : 4)
     conv2d_shared_reg(const float* __restrict__ in, float* __restrict__ out, int m, int n) {
   extern __shared__ __align__(16) float tile[];
-  constexpr int r = KS / 2, th = tile_height(ROWS);
+  constexpr int th = tile_height(ROWS);
   const int col0 = static_cast<int>(blockIdx.x) * kTileW;
   for (int tile_y = static_cast<int>(blockIdx.y); tile_y * th < m;
        tile_y += static_cast<int>(gridDim.y)) {
     const int row0 = tile_y * th;
-    load_tile<ROWS>(tile, in, m, n, r, row0, col0);
+    if (tile_inside<KS, ROWS, NMOD4>(m, n, row0, col0))  // uniform over the block
+      load_tile<KS, ROWS, NMOD4, true>(tile, in, m, n, row0, col0);
+    else
+      load_tile<KS, ROWS, NMOD4, false>(tile, in, m, n, row0, col0);
     cp_async_wait<0>();
     __syncthreads();  // every thread's copies have landed
-    compute_store<KS, ROWS>(tile, out, m, n, row0, col0);
+    compute_store<KS, ROWS, NMOD4>(tile, out, m, n, row0, col0);
     __syncthreads();  // everyone is done with this tile before the next one overwrites it
   }
 }
 
-// Launch geometry of an instance: the tiles, rows beyond kMaxGridY looped over.
-inline dim3 grid_for(int m, int n, int rows) {
-  const std::int64_t tiles_x = (n + kTileW - 1) / kTileW;
+// Launch geometry of an instance: the tiles (one more column of tiles where shifted output rows
+// would otherwise miss the last columns), rows beyond kMaxGridY looped over.
+inline dim3 grid_for(int m, int n, int rows, int n_mod4) {
+  const std::int64_t tiles_x = (n + (n_mod4 != 0 ? 3 : 0) + kTileW - 1) / kTileW;
   const std::int64_t tiles_y = (m + tile_height(rows) - 1) / tile_height(rows);
   const std::int64_t gy = tiles_y < kMaxGridY ? tiles_y : kMaxGridY;
   return dim3(static_cast<unsigned>(tiles_x), static_cast<unsigned>(gy));
