@@ -50,6 +50,10 @@ __host__ __device__ constexpr int tile_height(int rows) {
 __host__ __device__ constexpr int left_margin(int n_mod4) {
   return n_mod4 != 0 ? 4 : 0;
 }
+// The most an output row moves left (out_shift below).
+__host__ __device__ constexpr int max_out_shift(int n_mod4) {
+  return n_mod4 != 0 ? 3 : 0;
+}
 // Floats of one shared tile row: the tile's columns and halos, and where rows are shifted, the
 // margin and one vector for the shift.
 __host__ __device__ constexpr int row_pitch(int r, int n_mod4) {
@@ -81,21 +85,32 @@ __host__ __device__ constexpr int row_shift(int t, int r, int n_mod4) {
 __host__ __device__ constexpr int out_shift(int rr, int n_mod4) {
   return (rr * n_mod4) & 3;
 }
+// The image column at position 0 of a tile row before its shift: a multiple of 4.
+__host__ __device__ constexpr int tile_first_column(int col0, int r, int n_mod4) {
+  return col0 - halo_cols(r) - left_margin(n_mod4);
+}
 
-// One 16-byte slot of a tile row: the image vector at index `at` (columns y .. y + 3 of image row
-// `row_in` says is inside), zeros outside. A vector that straddles the image's left or right edge
-// (only in the first and last tile columns: `edge`) is copied element by element.
+// One 16-byte slot of a tile row: the image vector of row x, columns y .. y + 3, at index `at`.
+// In a tile wholly inside the image (kInterior) it is copied as it is; elsewhere zeros stand for
+// what lies outside, and a vector that straddles the image's left or right edge (only in the
+// first and last tile columns) is copied element by element.
+template <bool kInterior>
 __device__ __forceinline__ void copy_slot(float* dst, const float* __restrict__ in, std::int64_t at,
-                                          bool row_in, bool full, bool edge, int y, int n) {
-  if (edge && row_in) {
-#pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      const bool inside = y + e >= 0 && y + e < n;
-      cp_async_zfill<4>(dst + e, inside ? in + at + e : in, inside);
-    }
+                                          int x, int y, int m, int n) {
+  if constexpr (kInterior) {
+    cp_async_zfill<16>(dst, in + at, true);
   } else {
-    const bool inside = row_in && full;
-    cp_async_zfill<16>(dst, inside ? in + at : in, inside);
+    const bool row_in = x >= 0 && x < m, full = y >= 0 && y + 4 <= n;
+    if (row_in && !full && y + 4 > 0 && y < n) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const bool inside = y + e >= 0 && y + e < n;
+        cp_async_zfill<4>(dst + e, inside ? in + at + e : in, inside);
+      }
+    } else {
+      const bool inside = row_in && full;
+      cp_async_zfill<16>(dst, inside ? in + at : in, inside);
+    }
   }
 }
 
@@ -114,22 +129,17 @@ __device__ __forceinline__ void load_tile(float* tile, const float* __restrict__
   constexpr int extra = slots - kBlockX, extra_slots = rows * extra;
   constexpr int threads = kBlockX * kBlockY;
   static_assert(extra >= 0 && extra <= 4);
-  const int col_first = col0 - halo_cols(r) - left_margin(NMOD4);  // a multiple of 4
+  const int col_first = tile_first_column(col0, r, NMOD4);
   const int lane = static_cast<int>(threadIdx.x), warp = static_cast<int>(threadIdx.y);
   {
     const int y = col_first - row_shift(warp, r, NMOD4) + 4 * lane;  // the lane's first column
-    const bool full = y >= 0 && y + 4 <= n, edge = !full && y + 4 > 0 && y < n;
-    int x = row0 - r + warp;  // image row of tile row `warp`
+    int x = row0 - r + warp;                                         // image row of tile row `warp`
     std::int64_t at = static_cast<std::int64_t>(x) * n + y;
     float* dst = tile + warp * pitch + 4 * lane;
 #pragma unroll
     for (int step = 0; step < steps; ++step) {
-      if ((step + 1) * kBlockY <= rows || step * kBlockY + warp < rows) {
-        if constexpr (kInterior)
-          cp_async_zfill<16>(dst, in + at, true);
-        else
-          copy_slot(dst, in, at, x >= 0 && x < m, full, edge, y, n);
-      }
+      if ((step + 1) * kBlockY <= rows || step * kBlockY + warp < rows)
+        copy_slot<kInterior>(dst, in, at, x, y, m, n);
       x += kBlockY;
       at += static_cast<std::int64_t>(kBlockY) * n;
       dst += kBlockY * pitch;
@@ -143,14 +153,8 @@ __device__ __forceinline__ void load_tile(float* tile, const float* __restrict__
       if (idx < extra_slots) {
         const int t = idx / extra, slot = kBlockX + idx % extra;  // extra is 2 or 4
         const int y = col_first - row_shift(t, r, NMOD4) + 4 * slot, x = row0 - r + t;
-        const std::int64_t at = static_cast<std::int64_t>(x) * n + y;
-        float* dst = tile + t * pitch + 4 * slot;
-        if constexpr (kInterior) {
-          cp_async_zfill<16>(dst, in + at, true);
-        } else {
-          const bool full = y >= 0 && y + 4 <= n, edge = !full && y + 4 > 0 && y < n;
-          copy_slot(dst, in, at, x >= 0 && x < m, full, edge, y, n);
-        }
+        copy_slot<kInterior>(tile + t * pitch + 4 * slot, in, static_cast<std::int64_t>(x) * n + y,
+                             x, y, m, n);
       }
     }
   }
@@ -161,7 +165,7 @@ __device__ __forceinline__ void load_tile(float* tile, const float* __restrict__
 template <int KS, int ROWS, int NMOD4>
 __device__ __forceinline__ bool tile_inside(int m, int n, int row0, int col0) {
   constexpr int r = KS / 2;
-  const int col_first = col0 - halo_cols(r) - left_margin(NMOD4);  // a multiple of 4
+  const int col_first = tile_first_column(col0, r, NMOD4);
   // col_first > 0 is ≥ 4, so also every row's first column col_first − shift ≥ 0.
   return row0 >= r && row0 + tile_height(ROWS) + r <= m && col_first > 0 &&
          col_first + row_pitch(r, NMOD4) <= n;
@@ -192,7 +196,7 @@ __device__ __forceinline__ void compute_store(const float* tile, float* __restri
 #pragma unroll
   for (int ir = 0; ir < ROWS + KS - 1; ++ir) {
     const int s = row_shift(ir, r, NMOD4), p0 = margin + s + hc - r;
-    const int v0 = (p0 - (NMOD4 != 0 ? 3 : 0)) / 4, v1 = (p0 + kCols + KS - 2) / 4;
+    const int v0 = (p0 - max_out_shift(NMOD4)) / 4, v1 = (p0 + kCols + KS - 2) / 4;
     float w[20];  // at most 5 float4s (shifted rows, KS = 9)
 #pragma unroll
     for (int v = v0; v <= v1; ++v) {
@@ -259,7 +263,7 @@ __global__ void __launch_bounds__(kBlockX* kBlockY, ROWS <= 4 ? 6 : 4)
 // Launch geometry of an instance: the tiles (one more column of tiles where shifted output rows
 // would otherwise miss the last columns), rows beyond kMaxGridY looped over.
 inline dim3 grid_for(int m, int n, int rows, int n_mod4) {
-  const std::int64_t tiles_x = (n + (n_mod4 != 0 ? 3 : 0) + kTileW - 1) / kTileW;
+  const std::int64_t tiles_x = (n + max_out_shift(n_mod4) + kTileW - 1) / kTileW;
   const std::int64_t tiles_y = (m + tile_height(rows) - 1) / tile_height(rows);
   const std::int64_t gy = tiles_y < kMaxGridY ? tiles_y : kMaxGridY;
   return dim3(static_cast<unsigned>(tiles_x), static_cast<unsigned>(gy));

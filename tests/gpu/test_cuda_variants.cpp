@@ -297,8 +297,8 @@ sweeps:
 // rows' shifts are compiled in), at sizes that are not multiples of the tile (n within 3 of a
 // multiple of 128 among them: the extra tile column), images with tiles inside and on the border
 // (the copies without and with bounds tests), rows shorter than one vector, and filters wider
-// than the image: register blocking up to ks = 9, the shared tile
-// beyond, up to the largest filter.
+// than the image: register blocking up to ks = 9, the shared tile beyond, up to the largest
+// filter.
 TEST_F(CudaVariants, Conv2dSharedRegPathsByFilterSide) {
   if (!cuda_variants_of("conv2d").count("shared_reg")) GTEST_SKIP() << "shared_reg not built";
   const std::string yaml = std::string("experiment: t\nkernel: conv2d\n") + kRepeat + R"(
