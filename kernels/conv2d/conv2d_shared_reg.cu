@@ -31,6 +31,10 @@
 // Instances: one per ks ≤ 9 and n mod 4, the record's path "registers, 32-row tiles". (64-row
 // tiles, 8 rows a thread or 16 warps a block, were measured beside them on an H200: within half a
 // point at the largest aligned images, 1 to 13 points behind elsewhere; docs/performance.md.)
+// Where rows are whole 32-byte sectors (n % 8 == 0) the same tiles run on a persistent grid
+// instead, the path "registers, 32-row tiles, persistent": as many blocks as the GPU holds,
+// each taking the next tile from a counter and copying it while it computes the one before
+// (persistent_for below says what decided it).
 //
 // Any image size: partial tiles are guarded on store, the loads zero-fill outside the image, and
 // tile rows beyond gridDim.y's limit are covered by a loop.
@@ -49,6 +53,7 @@
 #include "kernels/conv2d/conv2d_shared_tile.cuh"
 #include "runner/api/cuda/cuda_workload.hpp"
 #include "runner/api/errors.hpp"
+#include "runner/api/gpu_info.hpp"
 #include "runner/api/variant.hpp"
 
 namespace runner::kernels::conv2d {
@@ -58,13 +63,24 @@ namespace {
 namespace sr = shared_reg;
 static_assert(sr::kMaxFilter == kMaxKernelSize);
 
-using SpecialisedKernel = void (*)(const float*, float*, int, int);
+using GridKernel = void (*)(const float*, float*, int, int);
+using PersistentKernel = void (*)(const float*, float*, int, int, unsigned*, unsigned*);
 
-// What one problem launches: a register-blocked instance, or (kernel null) the shared tile kernel.
+// What one problem launches: a register-blocked kernel on a grid of whole tiles (`grid`) or its
+// persistent form (`persistent`), or, both null, the shared tile kernel.
 struct Instance {
-  SpecialisedKernel kernel = nullptr;
+  GridKernel grid = nullptr;
+  PersistentKernel persistent = nullptr;
   int n_mod4 = 0;
-  const char* path() const { return kernel ? "registers, 32-row tiles" : "shared_tile"; }
+  bool register_blocked() const { return grid || persistent; }
+  const void* address() const {
+    return persistent ? reinterpret_cast<const void*>(persistent)
+                      : reinterpret_cast<const void*>(grid);
+  }
+  const char* path() const {
+    if (persistent) return "registers, 32-row tiles, persistent";
+    return grid ? "registers, 32-row tiles" : "shared_tile";
+  }
 };
 
 // The shared tile path's block: the best of `shared`'s shapes at ks = 11..15 (conv2d.yaml).
@@ -72,18 +88,31 @@ constexpr BlockShape kSharedTileBlock{16, 16};
 // Output rows a thread of the register-blocked kernel: a 32-row tile.
 constexpr int kRows = 4;
 
-// The register-blocked instance of filter side KS for rows of n floats: one per n mod 4.
+// Which form runs rows of n floats: the persistent kernel where rows are whole 32-byte sectors
+// (n % 8 == 0), the grid of whole tiles elsewhere. Measured on an H200 (docs/performance.md, log),
+// over 20 image sizes at ks = 3, 5, 7, as % of the copy kernel: where n % 8 == 0 the persistent
+// kernel ran 3 to 11 points ahead at ks = 3 and 5 (8192²: 98 against 90 %) and 5 to 13 at ks = 7;
+// where n % 8 != 0 it ran 1 to 4 points behind at ks = 3 and 5 (8191 × 8193: 93 against 96 %).
+// Nsight Compute puts the difference in DRAM throughput (8192², ks = 3: 79 against 73 % of peak);
+// why row alignment decides which schedule streams better was not found.
+bool persistent_for(std::int64_t n) {
+  return n % 8 == 0;
+}
+
+// The register-blocked instance of filter side KS for rows of n floats: the persistent kernel,
+// or the grid kernel of n mod 4.
 template <int KS>
 Instance register_instance(std::int64_t n) {
+  if (persistent_for(n)) return {nullptr, sr::conv2d_shared_reg_persistent<KS, kRows>, 0};
   switch (n % 4) {
     case 0:
-      return {sr::conv2d_shared_reg<KS, kRows, 0>, 0};
+      return {sr::conv2d_shared_reg<KS, kRows, 0>, nullptr, 0};
     case 1:
-      return {sr::conv2d_shared_reg<KS, kRows, 1>, 1};
+      return {sr::conv2d_shared_reg<KS, kRows, 1>, nullptr, 1};
     case 2:
-      return {sr::conv2d_shared_reg<KS, kRows, 2>, 2};
+      return {sr::conv2d_shared_reg<KS, kRows, 2>, nullptr, 2};
     default:
-      return {sr::conv2d_shared_reg<KS, kRows, 3>, 3};
+      return {sr::conv2d_shared_reg<KS, kRows, 3>, nullptr, 3};
   }
 }
 // The instance of filter side ks on rows of n floats: register-blocked for 1..9, the shared tile
@@ -115,17 +144,18 @@ int checked_kernel_size(const Point& point) {
 }
 
 const void* kernel_address(int ks, const Instance& inst) {
-  if (inst.kernel) return reinterpret_cast<const void*>(inst.kernel);
+  if (inst.register_blocked()) return inst.address();
   return reinterpret_cast<const void*>(shared_kernel(ks));
 }
 
 BlockShape instance_block(const Instance& inst) {
-  return inst.kernel ? BlockShape{sr::kBlockX, sr::kBlockY} : kSharedTileBlock;
+  return inst.register_blocked() ? BlockShape{sr::kBlockX, sr::kBlockY} : kSharedTileBlock;
 }
 
 std::size_t instance_bytes(int ks, const Instance& inst) {
-  return inst.kernel ? sr::shared_bytes(ks, kRows, inst.n_mod4)
-                     : shared_tile_bytes(kSharedTileBlock, ks);
+  if (!inst.register_blocked()) return shared_tile_bytes(kSharedTileBlock, ks);
+  const std::size_t buffers = inst.persistent ? 2 : 1;  // the persistent kernel's pipeline
+  return buffers * sr::shared_bytes(ks, kRows, inst.n_mod4);
 }
 
 class SharedReg final : public CudaConv2dBase {
@@ -137,11 +167,19 @@ class SharedReg final : public CudaConv2dBase {
     const BlockShape b = instance_block(inst_);
     const dim3 block(static_cast<unsigned>(b.x), static_cast<unsigned>(b.y));
     note_launch(grid_, block);
-    if (inst_.kernel)
-      inst_.kernel<<<grid_, block, shared_bytes_, stream()>>>(in_.data(), out_.data(), m(), n());
-    else
+    if (inst_.persistent) {
+      // Launches alternate between the two counters: each zeroes the other's for the next one.
+      unsigned* counter = counters_.data() + launches_ % 2;
+      unsigned* spare = counters_.data() + (launches_ + 1) % 2;
+      ++launches_;
+      inst_.persistent<<<grid_, block, shared_bytes_, stream()>>>(in_.data(), out_.data(), m(), n(),
+                                                                  counter, spare);
+    } else if (inst_.grid) {
+      inst_.grid<<<grid_, block, shared_bytes_, stream()>>>(in_.data(), out_.data(), m(), n());
+    } else {
       shared_kernel(p_.ks)<<<grid_, block, shared_bytes_, stream()>>>(
           in_.data(), out_.data(), m(), n(), tile_pitch(kSharedTileBlock.x, p_.ks / 2));
+    }
     RUNNER_CUDA_CHECK_LAUNCH();
   }
 
@@ -159,7 +197,15 @@ class SharedReg final : public CudaConv2dBase {
                        instance_bytes(ks, inst)),
         inst_(inst),
         shared_bytes_(instance_bytes(ks, inst_)) {
-    if (inst_.kernel) {
+    if (inst_.persistent) {
+      int per_sm = 0;
+      RUNNER_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+          &per_sm, inst_.address(), sr::kBlockX * sr::kBlockY, shared_bytes_));
+      grid_ = sr::persistent_grid(m(), n(), kRows,
+                                  std::int64_t{std::max(per_sm, 1)} * gpu_info().sm_count);
+      counters_ = cuda::DeviceBuffer<unsigned>(2);
+      RUNNER_CUDA_CHECK(cudaMemsetAsync(counters_.data(), 0, 2 * sizeof(unsigned), stream()));
+    } else if (inst_.grid) {
       grid_ = sr::grid_for(m(), n(), kRows, inst_.n_mod4);
     } else {
       // One block per 16 × 16 outputs; the kernel loops over block rows beyond gridDim.y's limit.
@@ -170,7 +216,7 @@ class SharedReg final : public CudaConv2dBase {
     // Each path reads its own constant copy of the filter.
     h2d_ms_ += time_on_stream([&] {
       RUNNER_CUDA_CHECK(cudaMemcpyToSymbolAsync(
-          inst_.kernel ? sr::c_weights_reg : c_weights, p_.weights.data(),
+          inst_.register_blocked() ? sr::c_weights_reg : c_weights, p_.weights.data(),
           p_.weights.size() * sizeof(float), 0, cudaMemcpyHostToDevice, stream()));
     });
   }
@@ -178,6 +224,8 @@ class SharedReg final : public CudaConv2dBase {
   Instance inst_;
   std::size_t shared_bytes_;
   dim3 grid_;
+  cuda::DeviceBuffer<unsigned> counters_;  // the persistent kernel's tile counters
+  std::uint64_t launches_ = 0;
 };
 
 }  // namespace

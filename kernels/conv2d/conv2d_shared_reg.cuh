@@ -236,6 +236,16 @@ __device__ __forceinline__ void compute_store(const float* tile, float* __restri
   }
 }
 
+// Copies the tile at (row0, col0), with bounds tests only where it reaches beyond the image.
+template <int KS, int ROWS, int NMOD4>
+__device__ __forceinline__ void load_tile_at(float* tile, const float* __restrict__ in, int m,
+                                             int n, int row0, int col0) {
+  if (tile_inside<KS, ROWS, NMOD4>(m, n, row0, col0))  // uniform over the block
+    load_tile<KS, ROWS, NMOD4, true>(tile, in, m, n, row0, col0);
+  else
+    load_tile<KS, ROWS, NMOD4, false>(tile, in, m, n, row0, col0);
+}
+
 // Unrolled kernel of filter side KS (odd, ≤ 9: r ≤ H = 4), ROWS output rows per thread, for rows
 // of n ≡ NMOD4 (mod 4) floats; grid grid_for(m, n, ROWS, NMOD4), shared_bytes(KS, ROWS, NMOD4)
 // of dynamic shared memory. At 4 rows a thread, six blocks an SM (40 registers: ptxas would take
@@ -249,14 +259,64 @@ __global__ void __launch_bounds__(kBlockX* kBlockY, ROWS <= 4 ? 6 : 4)
   for (int tile_y = static_cast<int>(blockIdx.y); tile_y * th < m;
        tile_y += static_cast<int>(gridDim.y)) {
     const int row0 = tile_y * th;
-    if (tile_inside<KS, ROWS, NMOD4>(m, n, row0, col0))  // uniform over the block
-      load_tile<KS, ROWS, NMOD4, true>(tile, in, m, n, row0, col0);
-    else
-      load_tile<KS, ROWS, NMOD4, false>(tile, in, m, n, row0, col0);
+    load_tile_at<KS, ROWS, NMOD4>(tile, in, m, n, row0, col0);
     cp_async_wait<0>();
     __syncthreads();  // every thread's copies have landed
     compute_store<KS, ROWS, NMOD4>(tile, out, m, n, row0, col0);
     __syncthreads();  // everyone is done with this tile before the next one overwrites it
+  }
+}
+
+// The persistent, self-scheduling form of the same kernel, for rows of n ≡ 0 (mod 8) floats
+// (persistent_for in conv2d_shared_reg.cu says why those): a grid of as many blocks as the GPU
+// holds at once (persistent_grid), each taking tiles, numbered row by row, from a counter as it
+// becomes free — as the hardware deals out a grid of whole tiles, so the tiles in flight stay a
+// compact run of rows and a block slowed down takes fewer (blocks that each walked a fixed share
+// of the tiles ran 3 to 15 points behind the grid of whole tiles on an H200). Two tile buffers: a
+// block issues the copies of its next tile before it computes the current one, so its own loads
+// overlap its compute.
+//
+// `counter` is zero at the start; block 0 zeroes `spare`, the next launch's counter, which no
+// block of this launch touches, so nothing is left to do when the last block ends. Shared memory:
+// 2 · shared_bytes(KS, ROWS, 0).
+template <int KS, int ROWS>
+__global__ void __launch_bounds__(kBlockX* kBlockY, ROWS <= 4 ? 6 : 4)
+    conv2d_shared_reg_persistent(const float* __restrict__ in, float* __restrict__ out, int m,
+                                 int n, unsigned* counter, unsigned* spare) {
+  extern __shared__ __align__(16) float tile[];
+  __shared__ int next_tile;  // the leader's draw, for the whole block
+  constexpr int r = KS / 2, th = tile_height(ROWS);
+  constexpr int buffer_floats = (th + 2 * r) * row_pitch(r, 0);
+  const int tiles_x = (n + kTileW - 1) / kTileW;
+  const int tiles = tiles_x * ((m + th - 1) / th);
+  const bool leader = threadIdx.x == 0 && threadIdx.y == 0;
+  if (leader && blockIdx.x == 0) *spare = 0;
+  const auto corner = [&](int t) { return int2{t / tiles_x * th, t % tiles_x * kTileW}; };
+
+  int2 cur = corner(static_cast<int>(blockIdx.x));  // (row0, col0); the grid has ≤ tiles blocks
+  float* current = tile;
+  float* next = tile + buffer_floats;
+  load_tile_at<KS, ROWS, 0>(current, in, m, n, cur.x, cur.y);
+  for (;;) {
+    if (leader) next_tile = static_cast<int>(gridDim.x + atomicAdd(counter, 1u));
+    __syncthreads();
+    const int t = next_tile;
+    const bool more = t < tiles;
+    if (more) {
+      const int2 at = corner(t);
+      load_tile_at<KS, ROWS, 0>(next, in, m, n, at.x, at.y);
+      cp_async_wait<1>();  // all but the group just issued: the current tile has landed
+    } else {
+      cp_async_wait<0>();
+    }
+    __syncthreads();
+    compute_store<KS, ROWS, 0>(current, out, m, n, cur.x, cur.y);
+    __syncthreads();  // `current` and next_tile are free for the next round
+    if (!more) return;
+    cur = corner(t);
+    float* const computed = current;
+    current = next;
+    next = computed;
   }
 }
 
@@ -267,6 +327,14 @@ inline dim3 grid_for(int m, int n, int rows, int n_mod4) {
   const std::int64_t tiles_y = (m + tile_height(rows) - 1) / tile_height(rows);
   const std::int64_t gy = tiles_y < kMaxGridY ? tiles_y : kMaxGridY;
   return dim3(static_cast<unsigned>(tiles_x), static_cast<unsigned>(gy));
+}
+
+// Launch geometry of the persistent kernel: `resident` blocks (what the GPU holds at once), or
+// one per tile where there are fewer tiles.
+inline dim3 persistent_grid(int m, int n, int rows, std::int64_t resident) {
+  const std::int64_t tiles_x = (n + kTileW - 1) / kTileW;
+  const std::int64_t tiles = tiles_x * ((m + tile_height(rows) - 1) / tile_height(rows));
+  return dim3(static_cast<unsigned>(tiles < resident ? tiles : resident));
 }
 
 }  // namespace runner::kernels::conv2d::shared_reg
