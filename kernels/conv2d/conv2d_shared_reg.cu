@@ -91,8 +91,8 @@ constexpr int kRows = 4;
 // Which form runs rows of n floats: the persistent kernel where rows are whole 32-byte sectors
 // (n % 8 == 0), the grid of whole tiles elsewhere. Measured on an H200 (docs/performance.md, log),
 // over 20 image sizes at ks = 3, 5, 7, as % of the copy kernel: where n % 8 == 0 the persistent
-// kernel ran 3 to 11 points ahead at ks = 3 and 5 (8192²: 98 against 90 %) and 5 to 13 at ks = 7;
-// where n % 8 != 0 it ran 1 to 4 points behind at ks = 3 and 5 (8191 × 8193: 93 against 96 %).
+// kernel ran 2 to 11 points ahead at ks = 3 and 5 (8192²: 98 against 90 %) and up to 13 at ks = 7;
+// where n % 8 != 0 it ran up to 6 points behind at ks = 3 (8191 × 8193: 93 against 96 %).
 // Nsight Compute puts the difference in DRAM throughput (8192², ks = 3: 79 against 73 % of peak);
 // why row alignment decides which schedule streams better was not found.
 bool persistent_for(std::int64_t n) {
