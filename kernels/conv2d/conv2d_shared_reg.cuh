@@ -59,9 +59,20 @@ __host__ __device__ constexpr int max_out_shift(int n_mod4) {
 __host__ __device__ constexpr int row_pitch(int r, int n_mod4) {
   return kTileW + 2 * halo_cols(r) + 2 * left_margin(n_mod4);
 }
+// Floats of one shared tile: the output rows and both halos, a row_pitch each.
+__host__ __device__ constexpr int tile_floats(int ks, int rows, int n_mod4) {
+  return (tile_height(rows) + 2 * (ks / 2)) * row_pitch(ks / 2, n_mod4);
+}
 constexpr std::size_t shared_bytes(int ks, int rows, int n_mod4) {
-  return static_cast<std::size_t>((tile_height(rows) + 2 * (ks / 2)) * row_pitch(ks / 2, n_mod4)) *
-         sizeof(float);
+  return static_cast<std::size_t>(tile_floats(ks, rows, n_mod4)) * sizeof(float);
+}
+// Tiles across a row of n floats (one more where n is within 3 of a multiple of 128 and output
+// rows are shifted: out_shift below), and down m rows.
+__host__ __device__ constexpr int tile_columns(int n, int n_mod4) {
+  return (n + max_out_shift(n_mod4) + kTileW - 1) / kTileW;
+}
+__host__ __device__ constexpr int tile_rows(int m, int rows) {
+  return (m + tile_height(rows) - 1) / tile_height(rows);
 }
 
 // Rows of a length n that is not a multiple of 4 start at every offset from a 16-byte boundary.
@@ -285,17 +296,16 @@ __global__ void __launch_bounds__(kBlockX* kBlockY, ROWS <= 4 ? 6 : 4)
                                  int n, unsigned* counter, unsigned* spare) {
   extern __shared__ __align__(16) float tile[];
   __shared__ int next_tile;  // the leader's draw, for the whole block
-  constexpr int r = KS / 2, th = tile_height(ROWS);
-  constexpr int buffer_floats = (th + 2 * r) * row_pitch(r, 0);
-  const int tiles_x = (n + kTileW - 1) / kTileW;
-  const int tiles = tiles_x * ((m + th - 1) / th);
+  constexpr int th = tile_height(ROWS);
+  const int tiles_x = tile_columns(n, 0);
+  const int tiles = tiles_x * tile_rows(m, ROWS);
   const bool leader = threadIdx.x == 0 && threadIdx.y == 0;
   if (leader && blockIdx.x == 0) *spare = 0;
   const auto corner = [&](int t) { return int2{t / tiles_x * th, t % tiles_x * kTileW}; };
 
   int2 cur = corner(static_cast<int>(blockIdx.x));  // (row0, col0); the grid has ≤ tiles blocks
   float* current = tile;
-  float* next = tile + buffer_floats;
+  float* next = tile + tile_floats(KS, ROWS, 0);
   load_tile_at<KS, ROWS, 0>(current, in, m, n, cur.x, cur.y);
   for (;;) {
     if (leader) next_tile = static_cast<int>(gridDim.x + atomicAdd(counter, 1u));
@@ -323,17 +333,15 @@ __global__ void __launch_bounds__(kBlockX* kBlockY, ROWS <= 4 ? 6 : 4)
 // Launch geometry of an instance: the tiles (one more column of tiles where shifted output rows
 // would otherwise miss the last columns), rows beyond kMaxGridY looped over.
 inline dim3 grid_for(int m, int n, int rows, int n_mod4) {
-  const std::int64_t tiles_x = (n + max_out_shift(n_mod4) + kTileW - 1) / kTileW;
-  const std::int64_t tiles_y = (m + tile_height(rows) - 1) / tile_height(rows);
-  const std::int64_t gy = tiles_y < kMaxGridY ? tiles_y : kMaxGridY;
-  return dim3(static_cast<unsigned>(tiles_x), static_cast<unsigned>(gy));
+  const int tiles_y = tile_rows(m, rows);
+  const int gy = tiles_y < static_cast<int>(kMaxGridY) ? tiles_y : static_cast<int>(kMaxGridY);
+  return dim3(static_cast<unsigned>(tile_columns(n, n_mod4)), static_cast<unsigned>(gy));
 }
 
 // Launch geometry of the persistent kernel: `resident` blocks (what the GPU holds at once), or
 // one per tile where there are fewer tiles.
 inline dim3 persistent_grid(int m, int n, int rows, std::int64_t resident) {
-  const std::int64_t tiles_x = (n + kTileW - 1) / kTileW;
-  const std::int64_t tiles = tiles_x * ((m + tile_height(rows) - 1) / tile_height(rows));
+  const std::int64_t tiles = std::int64_t{tile_columns(n, 0)} * tile_rows(m, rows);
   return dim3(static_cast<unsigned>(tiles < resident ? tiles : resident));
 }
 
