@@ -16,6 +16,7 @@
 #include "kernels/gemm/gemm_dmma.cuh"
 #include "kernels/gemm/gemm_split_k.cuh"
 #include "runner/api/cuda/cuda_check.hpp"
+#include "runner/api/cuda/residency.hpp"
 #include "runner/api/errors.hpp"
 #include "runner/api/gpu_info.hpp"
 #include "runner/api/variant.hpp"
@@ -179,14 +180,13 @@ class DmmaGemm final : public CudaGemm<double> {
   // 3.2 µs (42.3 TFLOP/s over 132 blocks at 4096³ on the H100; a k-step of 16 half that); the
   // workspace moves at about 3 TB/s (it mostly stays in the L2).
   split_k::CostModel cost_model(const cudaFuncAttributes& attr) const {
-    int per_sm = 0;
-    RUNNER_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, reinterpret_cast<const void*>(kernel_), Cfg::kThreads, shared_bytes_));
+    const cuda::Residency resident =
+        cuda::residency(reinterpret_cast<const void*>(kernel_), Cfg::kThreads, shared_bytes_);
     split_k::CostModel cost;
-    per_sm = std::max(per_sm, 1);
-    cost.slots = std::int64_t{per_sm} * gpu_info().sm_count;
+    cost.slots = resident.blocks;
     // Scaled by the tile's work and by the blocks sharing an SM, for other tilings.
-    cost.step_us = 3.2 * (double{Cfg::kBM} * Cfg::kBN * k_step_ / (128.0 * 128 * 32)) * per_sm;
+    cost.step_us =
+        3.2 * (double{Cfg::kBM} * Cfg::kBN * k_step_ / (128.0 * 128 * 32)) * resident.per_sm;
     cost.bytes_per_us = 3.0e6;
     // Up to kMI splits are added in a cluster, whose exchange of partial tiles costs about one
     // k-step (FP64 1024³, 2 splits: 59.5 % of cuBLAS with the workspace, 67.8 % in the cluster,

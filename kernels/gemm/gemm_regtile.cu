@@ -3,7 +3,6 @@
 // variant has no block axis. Where C has too few tiles to fill the GPU (small or deep-K problems)
 // k is split (gemm_split_k.cuh); where k or n is not a multiple of 4, A or B is first copied to
 // 16-byte rows (gemm_padded_operands.cuh). The record's `path` and `k_splits` say which.
-#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -15,6 +14,7 @@
 #include "kernels/gemm/gemm_regtile.cuh"
 #include "kernels/gemm/gemm_split_k.cuh"
 #include "runner/api/cuda/cuda_check.hpp"
+#include "runner/api/cuda/residency.hpp"
 #include "runner/api/errors.hpp"
 #include "runner/api/gpu_info.hpp"
 #include "runner/api/variant.hpp"
@@ -46,14 +46,11 @@ const Point& require_grid(const Point& point) {
 // 3 TB/s (it mostly stays in the L2).
 template <class Tiles>
 split_k::CostModel cost_model(const void* kernel) {
-  int per_sm = 0;
-  RUNNER_CUDA_CHECK(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, Tiles::kThreads, 0));
-  per_sm = std::max(per_sm, 1);
+  const cuda::Residency resident = cuda::residency(kernel, Tiles::kThreads, 0);
   split_k::CostModel cost;
-  cost.slots = std::int64_t{per_sm} * gpu_info().sm_count;
-  cost.step_us =
-      2.9 * (double{Tiles::BM} * Tiles::BN * Tiles::BK / (128.0 * 128 * 16)) * (per_sm / 2.0);
+  cost.slots = resident.blocks;
+  cost.step_us = 2.9 * (double{Tiles::BM} * Tiles::BN * Tiles::BK / (128.0 * 128 * 16)) *
+                 (resident.per_sm / 2.0);
   cost.bytes_per_us = 3.0e6;
   return cost;
 }

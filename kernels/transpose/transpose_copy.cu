@@ -13,6 +13,7 @@
 
 #include "kernels/common/vector16.cuh"
 #include "kernels/transpose/transpose_cuda_workload.hpp"
+#include "runner/api/cuda/residency.hpp"
 #include "runner/api/variant.hpp"
 
 namespace runner::kernels::transpose {
@@ -86,12 +87,9 @@ class Copy final : public CudaTranspose<T> {
     const std::int64_t vectors =
         static_cast<std::int64_t>(this->out_.size() * sizeof(T) / sizeof(Vec));
     const std::int64_t threads = this->block_.threads();
-    int device = 0, sms = 0, per_sm = 0;
-    RUNNER_CUDA_CHECK(cudaGetDevice(&device));
-    RUNNER_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    RUNNER_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, copy_kernel<T>,
-                                                                    static_cast<int>(threads), 0));
-    const std::int64_t resident = std::int64_t{sms} * std::max(per_sm, 1);
+    const std::int64_t resident =
+        cuda::residency(reinterpret_cast<const void*>(copy_kernel<T>), static_cast<int>(threads), 0)
+            .blocks;
     const std::int64_t wanted = std::max<std::int64_t>(1, ceil_div(vectors, threads));
     return static_cast<unsigned>(std::min(wanted, kWaves * resident));
   }
