@@ -14,25 +14,27 @@
 // Both offsets depend only on the row's index mod 4, r and n mod 4 (tiles start on rows ≡ 0 mod
 // 4), so they are compile-time constants of the instance for n mod 4 (conv2d_shared_reg.cuh).
 //
-// ks = 1, 3, 5, 7 (and 9, whose r = 4 = H): kernel template on KS, every loop unrolled. For each
-// of the 4 + KS − 1 tile rows under its patch, a thread reads its window as float4s (LDS.128: a
-// warp reads consecutive 16-byte vectors, no bank conflict) and does the FFMAs of every (output
-// row, filter row) pair that uses it, weights as constant-bank operands: KS = 7 reads 10 rows of
-// 3 vectors for 16 × 49 FFMAs. Stores: one float4 per output row and thread.
+// ks = 1 to 15: kernel template on KS, every loop unrolled. For each of the 4 + KS − 1 tile rows
+// under its patch, a thread reads its window as float4s (LDS.128: a warp reads consecutive
+// 16-byte vectors, no bank conflict) and does the FFMAs of every (output row, filter row) pair
+// that uses it, weights as constant-bank operands: KS = 7 reads 10 rows of 3 vectors for 16 × 49
+// FFMAs, KS = 15 18 rows of 5 for 16 × 225. Stores: one float4 per output row and thread. With
+// ks² taps per output the kernel is FFMA-bound from ks = 9 on, and the fully unrolled taps with
+// their weights as constant-bank operands are what count: register blocking with run-time filter
+// loops ran 3.4 × slower than `naive` at ks = 15 on an H100 (12.8 ms against 3.8 at 8191 × 8193);
+// the shared tile kernel below, which replaced it at ks = 11 to 15 for a while, ran 3.5 × slower
+// than this one on an H200 (2.09 ms against 0.598 at ks = 15: 14.5 against 50.5 TFLOP/s).
 //
-// Any other odd ks (11..31): the shared-memory tile kernel of `shared` (conv2d_shared_tile.cuh,
+// Any other odd ks (17..31): the shared-memory tile kernel of `shared` (conv2d_shared_tile.cuh,
 // one output per thread, every tap loop unrolled for its ks) on 16 × 16 blocks, the record's path
-// `shared_tile`. Register blocking with run-time filter loops, which this path replaced, ran 3.4 ×
-// slower than `naive` at ks = 15 on an H100 (12.8 ms against 3.8 at 8191 × 8193) and 4.6 × at
-// ks = 13 on an H200 (3.18 ms against 0.69 at 5000²), where `shared` 16 × 16 took 0.60 ms: with
-// ks² taps per output, the kernel is FFMA-bound, and the fully unrolled taps with their weights
-// as constant-bank operands are what count.
+// `shared_tile`: an unrolled instance of the register-blocked kernel per ks and n mod 4 would
+// be up to 16 × 961 FFMAs long.
 //
-// Instances: one per ks ≤ 9 and n mod 4, the record's path "registers, 32-row tiles". (64-row
+// Instances: one per ks ≤ 15 and n mod 4, the record's path "registers, 32-row tiles". (64-row
 // tiles, 8 rows a thread or 16 warps a block, were measured beside them on an H200: within half a
 // point at the largest aligned images, 1 to 13 points behind elsewhere; docs/performance.md.)
-// Where rows are whole 32-byte sectors (n % 8 == 0) the same tiles run on a persistent grid
-// instead, the path "registers, 32-row tiles, persistent": as many blocks as the GPU holds,
+// Where rows are whole 32-byte sectors (n % 8 == 0) and ks ≤ 9 the same tiles run on a persistent
+// grid instead, the path "registers, 32-row tiles, persistent": as many blocks as the GPU holds,
 // each taking the next tile from a counter and copying it while it computes the one before
 // (persistent_for below says what decided it).
 //
@@ -52,8 +54,8 @@
 #include "kernels/conv2d/conv2d_shared_reg.cuh"
 #include "kernels/conv2d/conv2d_shared_tile.cuh"
 #include "runner/api/cuda/cuda_workload.hpp"
+#include "runner/api/cuda/residency.hpp"
 #include "runner/api/errors.hpp"
-#include "runner/api/gpu_info.hpp"
 #include "runner/api/variant.hpp"
 
 namespace runner::kernels::conv2d {
@@ -88,22 +90,27 @@ constexpr BlockShape kSharedTileBlock{16, 16};
 // Output rows a thread of the register-blocked kernel: a 32-row tile.
 constexpr int kRows = 4;
 
-// Which form runs rows of n floats: the persistent kernel where rows are whole 32-byte sectors
-// (n % 8 == 0), the grid of whole tiles elsewhere. Measured on an H200 (docs/performance.md, log),
-// over 20 image sizes at ks = 3, 5, 7, as % of the copy kernel: where n % 8 == 0 the persistent
-// kernel ran 2 to 11 points ahead at ks = 3 and 5 (8192²: 98 against 90 %) and up to 13 at ks = 7;
-// where n % 8 != 0 it ran up to 6 points behind at ks = 3 (8191 × 8193: 93 against 96 %).
-// Nsight Compute puts the difference in DRAM throughput (8192², ks = 3: 79 against 73 % of peak);
-// why row alignment decides which schedule streams better was not found.
-bool persistent_for(std::int64_t n) {
-  return n % 8 == 0;
+// Which form runs filter side ks on rows of n floats: the persistent kernel where rows are whole
+// 32-byte sectors (n % 8 == 0) and ks ≤ 9, the grid of whole tiles elsewhere. Measured on an H200
+// (docs/performance.md, log), over 20 image sizes at ks = 3, 5, 7, as % of the copy kernel: where
+// n % 8 == 0 the persistent kernel ran 2 to 11 points ahead at ks = 3 and 5 (8192²: 98 against
+// 90 %) and up to 13 at ks = 7; where n % 8 != 0 it ran up to 6 points behind at ks = 3 (8191 ×
+// 8193: 93 against 96 %). Nsight Compute puts the difference in DRAM throughput (8192², ks = 3: 79
+// against 73 % of peak); why row alignment decides which schedule streams better was not found.
+// From ks = 11 the kernel is bound by its FFMAs, and the persistent kernel's second tile buffer
+// costs resident blocks (4 an SM against the grid's 5 in that run): it ran 2 to 8 % slower than
+// the grid at ks = 11 to 15 on 2048² to 16384².
+bool persistent_for(int ks, std::int64_t n) {
+  return ks <= 9 && n % 8 == 0;
 }
 
 // The register-blocked instance of filter side KS for rows of n floats: the persistent kernel,
 // or the grid kernel of n mod 4.
 template <int KS>
 Instance register_instance(std::int64_t n) {
-  if (persistent_for(n)) return {nullptr, sr::conv2d_shared_reg_persistent<KS, kRows>, 0};
+  if constexpr (KS <= 9) {
+    if (persistent_for(KS, n)) return {nullptr, sr::conv2d_shared_reg_persistent<KS, kRows>, 0};
+  }
   switch (n % 4) {
     case 0:
       return {sr::conv2d_shared_reg<KS, kRows, 0>, nullptr, 0};
@@ -115,7 +122,7 @@ Instance register_instance(std::int64_t n) {
       return {sr::conv2d_shared_reg<KS, kRows, 3>, nullptr, 3};
   }
 }
-// The instance of filter side ks on rows of n floats: register-blocked for 1..9, the shared tile
+// The instance of filter side ks on rows of n floats: register-blocked for 1..15, the shared tile
 // beyond.
 Instance instance_for(int ks, std::int64_t n) {
   switch (ks) {
@@ -129,6 +136,12 @@ Instance instance_for(int ks, std::int64_t n) {
       return register_instance<7>(n);
     case 9:
       return register_instance<9>(n);
+    case 11:
+      return register_instance<11>(n);
+    case 13:
+      return register_instance<13>(n);
+    case 15:
+      return register_instance<15>(n);
     default:
       return {};
   }
@@ -198,11 +211,9 @@ class SharedReg final : public CudaConv2dBase {
         inst_(inst),
         shared_bytes_(instance_bytes(ks, inst_)) {
     if (inst_.persistent) {
-      int per_sm = 0;
-      RUNNER_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-          &per_sm, inst_.address(), sr::kBlockX * sr::kBlockY, shared_bytes_));
-      grid_ = sr::persistent_grid(m(), n(), kRows,
-                                  std::int64_t{std::max(per_sm, 1)} * gpu_info().sm_count);
+      grid_ = sr::persistent_grid(
+          m(), n(), kRows,
+          cuda::residency(inst_.address(), sr::kBlockX * sr::kBlockY, shared_bytes_).blocks);
       counters_ = cuda::DeviceBuffer<unsigned>(2);
       RUNNER_CUDA_CHECK(cudaMemsetAsync(counters_.data(), 0, 2 * sizeof(unsigned), stream()));
     } else if (inst_.grid) {

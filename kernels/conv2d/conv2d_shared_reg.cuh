@@ -126,7 +126,7 @@ __device__ __forceinline__ void copy_slot(float* dst, const float* __restrict__ 
 }
 
 // The whole block copies the tile at (row0, col0) with cp.async, committed as one group; the
-// caller waits for it. A row is 32 to 36 slots of 16 bytes. Warp w copies the first 32 slots of
+// caller waits for it. A row is 32 to 38 slots of 16 bytes. Warp w copies the first 32 slots of
 // tile rows w, w + 8, …, a slot a lane: the rows of a warp share their shift (8 · n ≡ 0 mod 4),
 // so going down adds 8 · n to the source and 8 rows to the destination, with no division and
 // no column test a row. The slots beyond 32 of all rows are then shared out over the block, one
@@ -139,7 +139,7 @@ __device__ __forceinline__ void load_tile(float* tile, const float* __restrict__
   constexpr int rows = tile_height(ROWS) + 2 * r, steps = (rows + kBlockY - 1) / kBlockY;
   constexpr int extra = slots - kBlockX, extra_slots = rows * extra;
   constexpr int threads = kBlockX * kBlockY;
-  static_assert(extra >= 0 && extra <= 4);
+  static_assert(extra >= 0 && extra <= 8);
   const int col_first = tile_first_column(col0, r, NMOD4);
   const int lane = static_cast<int>(threadIdx.x), warp = static_cast<int>(threadIdx.y);
   {
@@ -162,7 +162,7 @@ __device__ __forceinline__ void load_tile(float* tile, const float* __restrict__
     for (int q = 0; q < (extra_slots + threads - 1) / threads; ++q) {
       const int idx = first + q * threads;
       if (idx < extra_slots) {
-        const int t = idx / extra, slot = kBlockX + idx % extra;  // extra is 2 or 4
+        const int t = idx / extra, slot = kBlockX + idx % extra;  // extra is 2, 4 or 6
         const int y = col_first - row_shift(t, r, NMOD4) + 4 * slot, x = row0 - r + t;
         copy_slot<kInterior>(tile + t * pitch + 4 * slot, in, static_cast<std::int64_t>(x) * n + y,
                              x, y, m, n);
@@ -208,7 +208,7 @@ __device__ __forceinline__ void compute_store(const float* tile, float* __restri
   for (int ir = 0; ir < ROWS + KS - 1; ++ir) {
     const int s = row_shift(ir, r, NMOD4), p0 = margin + s + hc - r;
     const int v0 = (p0 - max_out_shift(NMOD4)) / 4, v1 = (p0 + kCols + KS - 2) / 4;
-    float w[20];  // at most 5 float4s (shifted rows, KS = 9)
+    float w[4 * ((KS + 16) / 4)];  // at least the float4s v0 .. v1
 #pragma unroll
     for (int v = v0; v <= v1; ++v) {
       const float4 f = *reinterpret_cast<const float4*>(base + ir * pitch + 4 * v);
@@ -257,7 +257,7 @@ __device__ __forceinline__ void load_tile_at(float* tile, const float* __restric
     load_tile<KS, ROWS, NMOD4, false>(tile, in, m, n, row0, col0);
 }
 
-// Unrolled kernel of filter side KS (odd, ≤ 9: r ≤ H = 4), ROWS output rows per thread, for rows
+// Unrolled kernel of filter side KS (odd, ≤ 15: r ≤ H ≤ 8), ROWS output rows per thread, for rows
 // of n ≡ NMOD4 (mod 4) floats; grid grid_for(m, n, ROWS, NMOD4), shared_bytes(KS, ROWS, NMOD4)
 // of dynamic shared memory. At 4 rows a thread, six blocks an SM (40 registers: ptxas would take
 // 48 to 64 for some instances, which leaves room for four or five).

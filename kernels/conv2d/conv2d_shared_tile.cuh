@@ -3,7 +3,7 @@
 // r = ks/2 on each side loaded cooperatively into shared memory (zeros outside the image), then
 // each thread sums its ks² taps from shared memory with no border test; the filter in constant
 // memory (c_weights, conv2d_constant_filter.cuh). Also the large-filter path of `shared_reg`,
-// where it beats register blocking (ks 11 and up).
+// from ks 17 (beyond the filters register blocking is compiled for).
 #include "runner/api/gpu/runtime.hpp"
 
 #include <array>

@@ -297,7 +297,7 @@ sweeps:
 // rows' shifts are compiled in), at sizes that are not multiples of the tile (n within 3 of a
 // multiple of 128 among them: the extra tile column), images with tiles inside and on the border
 // (the copies without and with bounds tests), rows shorter than one vector, and filters wider
-// than the image: register blocking up to ks = 9, the shared tile beyond, up to the largest
+// than the image: register blocking up to ks = 15, the shared tile beyond, up to the largest
 // filter. Rows of n % 8 == 0 floats run the persistent kernel: from a single tile to more tiles
 // than the GPU holds blocks (1030 × 4096, 2001 × 2056: blocks take a second tile, the last
 // tile row and column partial), every launch counting on the counter the one before zeroed (the
@@ -311,7 +311,7 @@ sweeps:
            {m: 3, n: 2}, {m: 1, n: 1}, {m: 7, n: 253}, {m: 33, n: 254}, {m: 66, n: 255},
            {m: 150, n: 601}, {m: 100, n: 522}, {m: 77, n: 519}, {m: 90, n: 1000}, {m: 5, n: 8},
            {m: 37, n: 136}, {m: 1030, n: 4096}, {m: 2001, n: 2056}]
-    kernel_size: [1, 3, 5, 7, 9, 11, 13, 15, 21, 31]
+    kernel_size: [1, 3, 5, 7, 9, 11, 13, 15, 17, 21, 31]
 )";
   const ExperimentSpec spec = parse_config(yaml, "test.yaml");
   for (const Point& p : expand(spec, Registry::instance())) {
@@ -319,9 +319,9 @@ sweeps:
     ASSERT_EQ(r.value("status", ""), "ok") << p.key() << ": " << r.value("message", "");
     EXPECT_TRUE(r.value("verified", false)) << p.key();
     const int ks = static_cast<int>(*p.kernel_size);
-    const char* path = ks > 9               ? "shared_tile"
-                       : p.size->n % 8 == 0 ? "registers, 32-row tiles, persistent"
-                                            : "registers, 32-row tiles";
+    const char* path = ks > 15                         ? "shared_tile"
+                       : ks <= 9 && p.size->n % 8 == 0 ? "registers, 32-row tiles, persistent"
+                                                       : "registers, 32-row tiles";
     EXPECT_EQ(r.value("path", ""), path) << p.key();
   }
 }
