@@ -1,7 +1,7 @@
 // conv2d shared: the block's input tile plus a halo of r = ks/2 on each side is loaded
 // cooperatively into shared memory (zeros outside the image), then each thread sums its ks² taps
 // from shared memory with no border test at all; the filter in constant memory. The kernel is in
-// conv2d_shared_tile.cuh (shared_reg runs it for large filters).
+// conv2d_shared_tile.cuh.
 #include <cstddef>
 #include <memory>
 #include <utility>

@@ -14,23 +14,25 @@
 // Both offsets depend only on the row's index mod 4, r and n mod 4 (tiles start on rows ≡ 0 mod
 // 4), so they are compile-time constants of the instance for n mod 4 (conv2d_shared_reg.cuh).
 //
-// ks = 1 to 15: kernel template on KS, every loop unrolled. For each of the 4 + KS − 1 tile rows
-// under its patch, a thread reads its window as float4s (LDS.128: a warp reads consecutive
-// 16-byte vectors, no bank conflict) and does the FFMAs of every (output row, filter row) pair
-// that uses it, weights as constant-bank operands: KS = 7 reads 10 rows of 3 vectors for 16 × 49
-// FFMAs, KS = 15 18 rows of 5 for 16 × 225. Stores: one float4 per output row and thread. With
-// ks² taps per output the kernel is FFMA-bound from ks = 9 on, and the fully unrolled taps with
-// their weights as constant-bank operands are what count: register blocking with run-time filter
-// loops ran 3.4 × slower than `naive` at ks = 15 on an H100 (12.8 ms against 3.8 at 8191 × 8193);
-// the shared tile kernel below, which replaced it at ks = 11 to 15 for a while, ran 3.5 × slower
-// than this one on an H200 (2.09 ms against 0.598 at ks = 15: 14.5 against 50.5 TFLOP/s).
+// Kernel template on KS, an instance per odd ks from 1 to 31 (conv2d_shared_reg.cuh,
+// compute_store). Stores: one float4 per output row and thread.
+// - ks = 1 to 15: every loop unrolled. For each of the 4 + KS − 1 tile rows under its patch, a
+//   thread reads its window as float4s (LDS.128: a warp reads consecutive 16-byte vectors, no
+//   bank conflict) and does the FFMAs of every (output row, filter row) pair that uses it, weights
+//   as constant-bank operands: KS = 7 reads 10 rows of 3 vectors for 16 × 49 FFMAs, KS = 15 18
+//   rows of 5 for 16 × 225. 40 registers, six blocks an SM.
+// - ks = 17 to 31 (whole unrolling would be up to 16 × 961 FFMAs): the filter rows in a run-time
+//   loop, four at a time so that each tile row's shift stays a compile-time constant; the taps
+//   of a row still unrolled, the row's weights loaded into registers once and a window read for
+//   each output row. 98 to 128 registers, two blocks an SM.
+// With ks² taps per output the kernel is FFMA-bound from ks = 9 on, and unrolled taps are what
+// count: register blocking with run-time loops over the taps too ran 3.4 × slower than `naive`
+// at ks = 15 on an H100 (12.8 ms against 3.8 at 8191 × 8193), and the shared tile kernel of
+// `shared` that replaced it (one output per thread, every tap unrolled) ran, on an H200, 3.5 ×
+// slower than this kernel at ks = 15 (2.09 ms against 0.598: 14.5 against 50.5 TFLOP/s) and 3.4 ×
+// at ks = 31 (8.26 ms against 2.40).
 //
-// Any other odd ks (17..31): the shared-memory tile kernel of `shared` (conv2d_shared_tile.cuh,
-// one output per thread, every tap loop unrolled for its ks) on 16 × 16 blocks, the record's path
-// `shared_tile`: an unrolled instance of the register-blocked kernel per ks and n mod 4 would
-// be up to 16 × 961 FFMAs long.
-//
-// Instances: one per ks ≤ 15 and n mod 4, the record's path "registers, 32-row tiles". (64-row
+// Instances: one per ks and n mod 4, the record's path "registers, 32-row tiles". (64-row
 // tiles, 8 rows a thread or 16 warps a block, were measured beside them on an H200: within half a
 // point at the largest aligned images, 1 to 13 points behind elsewhere; docs/performance.md.)
 // Where rows are whole 32-byte sectors (n % 8 == 0) and ks ≤ 9 the same tiles run on a persistent
@@ -42,17 +44,14 @@
 // tile rows beyond gridDim.y's limit are covered by a loop.
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <utility>
 
-#include "kernels/conv2d/conv2d_constant_filter.cuh"
 #include "kernels/conv2d/conv2d_cuda_workload.hpp"
 #include "kernels/conv2d/conv2d_problem.hpp"
 #include "kernels/conv2d/conv2d_shared_reg.cuh"
-#include "kernels/conv2d/conv2d_shared_tile.cuh"
 #include "runner/api/cuda/cuda_workload.hpp"
 #include "runner/api/cuda/residency.hpp"
 #include "runner/api/errors.hpp"
@@ -68,26 +67,22 @@ static_assert(sr::kMaxFilter == kMaxKernelSize);
 using GridKernel = void (*)(const float*, float*, int, int);
 using PersistentKernel = void (*)(const float*, float*, int, int, unsigned*, unsigned*);
 
-// What one problem launches: a register-blocked kernel on a grid of whole tiles (`grid`) or its
-// persistent form (`persistent`), or, both null, the shared tile kernel.
+// What one problem launches: the kernel on a grid of whole tiles (`grid`) or its persistent form
+// (`persistent`), and the n mod 4 its tiles were compiled for.
 struct Instance {
   GridKernel grid = nullptr;
   PersistentKernel persistent = nullptr;
   int n_mod4 = 0;
-  bool register_blocked() const { return grid || persistent; }
   const void* address() const {
     return persistent ? reinterpret_cast<const void*>(persistent)
                       : reinterpret_cast<const void*>(grid);
   }
   const char* path() const {
-    if (persistent) return "registers, 32-row tiles, persistent";
-    return grid ? "registers, 32-row tiles" : "shared_tile";
+    return persistent ? "registers, 32-row tiles, persistent" : "registers, 32-row tiles";
   }
 };
 
-// The shared tile path's block: the best of `shared`'s shapes at ks = 11..15 (conv2d.yaml).
-constexpr BlockShape kSharedTileBlock{16, 16};
-// Output rows a thread of the register-blocked kernel: a 32-row tile.
+// Output rows a thread: a 32-row tile.
 constexpr int kRows = 4;
 
 // Which form runs filter side ks on rows of n floats: the persistent kernel where rows are whole
@@ -122,28 +117,14 @@ Instance register_instance(std::int64_t n) {
       return {sr::conv2d_shared_reg<KS, kRows, 3>, nullptr, 3};
   }
 }
-// The instance of filter side ks on rows of n floats: register-blocked for 1..15, the shared tile
-// beyond.
+// The instance of filter side ks (odd, 1 to kMaxKernelSize: checked_kernel_size) on rows of n
+// floats.
+template <int KS = 1>
 Instance instance_for(int ks, std::int64_t n) {
-  switch (ks) {
-    case 1:
-      return register_instance<1>(n);
-    case 3:
-      return register_instance<3>(n);
-    case 5:
-      return register_instance<5>(n);
-    case 7:
-      return register_instance<7>(n);
-    case 9:
-      return register_instance<9>(n);
-    case 11:
-      return register_instance<11>(n);
-    case 13:
-      return register_instance<13>(n);
-    case 15:
-      return register_instance<15>(n);
-    default:
-      return {};
+  if constexpr (KS > kMaxKernelSize) {
+    throw PointInvalid("no shared_reg instance for kernel_size " + std::to_string(ks));
+  } else {
+    return ks == KS ? register_instance<KS>(n) : instance_for<KS + 2>(ks, n);
   }
 }
 
@@ -156,17 +137,9 @@ int checked_kernel_size(const Point& point) {
   return ks;
 }
 
-const void* kernel_address(int ks, const Instance& inst) {
-  if (inst.register_blocked()) return inst.address();
-  return reinterpret_cast<const void*>(shared_kernel(ks));
-}
-
-BlockShape instance_block(const Instance& inst) {
-  return inst.register_blocked() ? BlockShape{sr::kBlockX, sr::kBlockY} : kSharedTileBlock;
-}
+constexpr BlockShape kBlock{sr::kBlockX, sr::kBlockY};
 
 std::size_t instance_bytes(int ks, const Instance& inst) {
-  if (!inst.register_blocked()) return shared_tile_bytes(kSharedTileBlock, ks);
   const std::size_t buffers = inst.persistent ? 2 : 1;  // the persistent kernel's pipeline
   return buffers * sr::shared_bytes(ks, kRows, inst.n_mod4);
 }
@@ -177,8 +150,7 @@ class SharedReg final : public CudaConv2dBase {
       : SharedReg(point, std::move(problem), checked_kernel_size(point)) {}
 
   void run() override {
-    const BlockShape b = instance_block(inst_);
-    const dim3 block(static_cast<unsigned>(b.x), static_cast<unsigned>(b.y));
+    const dim3 block(static_cast<unsigned>(kBlock.x), static_cast<unsigned>(kBlock.y));
     note_launch(grid_, block);
     if (inst_.persistent) {
       // Launches alternate between the two counters: each zeroes the other's for the next one.
@@ -187,11 +159,8 @@ class SharedReg final : public CudaConv2dBase {
       ++launches_;
       inst_.persistent<<<grid_, block, shared_bytes_, stream()>>>(in_.data(), out_.data(), m(), n(),
                                                                   counter, spare);
-    } else if (inst_.grid) {
-      inst_.grid<<<grid_, block, shared_bytes_, stream()>>>(in_.data(), out_.data(), m(), n());
     } else {
-      shared_kernel(p_.ks)<<<grid_, block, shared_bytes_, stream()>>>(
-          in_.data(), out_.data(), m(), n(), tile_pitch(kSharedTileBlock.x, p_.ks / 2));
+      inst_.grid<<<grid_, block, shared_bytes_, stream()>>>(in_.data(), out_.data(), m(), n());
     }
     RUNNER_CUDA_CHECK_LAUNCH();
   }
@@ -206,29 +175,23 @@ class SharedReg final : public CudaConv2dBase {
   SharedReg(const Point& point, std::shared_ptr<const Problem> problem, int ks)
       : SharedReg(point, std::move(problem), ks, instance_for(ks, point.size->n)) {}
   SharedReg(const Point& point, std::shared_ptr<const Problem> problem, int ks, Instance inst)
-      : CudaConv2dBase(point, std::move(problem), kernel_address(ks, inst), instance_block(inst),
-                       instance_bytes(ks, inst)),
+      : CudaConv2dBase(point, std::move(problem), inst.address(), kBlock, instance_bytes(ks, inst)),
         inst_(inst),
         shared_bytes_(instance_bytes(ks, inst_)) {
     if (inst_.persistent) {
       grid_ = sr::persistent_grid(
           m(), n(), kRows,
-          cuda::residency(inst_.address(), sr::kBlockX * sr::kBlockY, shared_bytes_).blocks);
+          cuda::residency(inst_.address(), static_cast<int>(kBlock.threads()), shared_bytes_)
+              .blocks);
       counters_ = cuda::DeviceBuffer<unsigned>(2);
       RUNNER_CUDA_CHECK(cudaMemsetAsync(counters_.data(), 0, 2 * sizeof(unsigned), stream()));
-    } else if (inst_.grid) {
-      grid_ = sr::grid_for(m(), n(), kRows, inst_.n_mod4);
     } else {
-      // One block per 16 × 16 outputs; the kernel loops over block rows beyond gridDim.y's limit.
-      const std::int64_t bx = kSharedTileBlock.x, by = kSharedTileBlock.y;
-      grid_ = dim3(static_cast<unsigned>((p_.n + bx - 1) / bx),
-                   static_cast<unsigned>(std::min<std::int64_t>((p_.m + by - 1) / by, kMaxGridY)));
+      grid_ = sr::grid_for(m(), n(), kRows, inst_.n_mod4);
     }
-    // Each path reads its own constant copy of the filter.
     h2d_ms_ += time_on_stream([&] {
-      RUNNER_CUDA_CHECK(cudaMemcpyToSymbolAsync(
-          inst_.register_blocked() ? sr::c_weights_reg : c_weights, p_.weights.data(),
-          p_.weights.size() * sizeof(float), 0, cudaMemcpyHostToDevice, stream()));
+      RUNNER_CUDA_CHECK(cudaMemcpyToSymbolAsync(sr::c_weights_reg, p_.weights.data(),
+                                                p_.weights.size() * sizeof(float), 0,
+                                                cudaMemcpyHostToDevice, stream()));
     });
   }
 

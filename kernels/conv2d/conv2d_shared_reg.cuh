@@ -126,7 +126,7 @@ __device__ __forceinline__ void copy_slot(float* dst, const float* __restrict__ 
 }
 
 // The whole block copies the tile at (row0, col0) with cp.async, committed as one group; the
-// caller waits for it. A row is 32 to 38 slots of 16 bytes. Warp w copies the first 32 slots of
+// caller waits for it. A row is 32 to 42 slots of 16 bytes. Warp w copies the first 32 slots of
 // tile rows w, w + 8, …, a slot a lane: the rows of a warp share their shift (8 · n ≡ 0 mod 4),
 // so going down adds 8 · n to the source and 8 rows to the destination, with no division and
 // no column test a row. The slots beyond 32 of all rows are then shared out over the block, one
@@ -139,7 +139,7 @@ __device__ __forceinline__ void load_tile(float* tile, const float* __restrict__
   constexpr int rows = tile_height(ROWS) + 2 * r, steps = (rows + kBlockY - 1) / kBlockY;
   constexpr int extra = slots - kBlockX, extra_slots = rows * extra;
   constexpr int threads = kBlockX * kBlockY;
-  static_assert(extra >= 0 && extra <= 8);
+  static_assert(extra >= 0 && extra <= 10);
   const int col_first = tile_first_column(col0, r, NMOD4);
   const int lane = static_cast<int>(threadIdx.x), warp = static_cast<int>(threadIdx.y);
   {
@@ -162,7 +162,7 @@ __device__ __forceinline__ void load_tile(float* tile, const float* __restrict__
     for (int q = 0; q < (extra_slots + threads - 1) / threads; ++q) {
       const int idx = first + q * threads;
       if (idx < extra_slots) {
-        const int t = idx / extra, slot = kBlockX + idx % extra;  // extra is 2, 4 or 6
+        const int t = idx / extra, slot = kBlockX + idx % extra;  // extra is even, ≤ 10
         const int y = col_first - row_shift(t, r, NMOD4) + 4 * slot, x = row0 - r + t;
         copy_slot<kInterior>(tile + t * pitch + 4 * slot, in, static_cast<std::int64_t>(x) * n + y,
                              x, y, m, n);
@@ -182,12 +182,54 @@ __device__ __forceinline__ bool tile_inside(int m, int n, int row0, int col0) {
          col_first + row_pitch(r, NMOD4) <= n;
 }
 
+// The largest filter whose taps compute_store unrolls whole; wider ones loop over filter rows.
+inline constexpr int kMaxUnrolled = 15;
+
+// Tile row ty·ROWS + ir holds image row row0 + ty·ROWS + ir − r: filter row a = ir − rr of output
+// row rr. From the thread's offset kCols·tx, position p of that row holds image column
+// j − hc − margin − s + p (s = row_shift(ir)): tap b of output column j − so + c (so =
+// out_shift(rr)) is at p = margin + s − so + hc − r + c + b. The thread reads the float4s over the
+// p that any of its rows needs (so from 0 to 3 where rows are shifted), from v0 on, into
+// registers: window_tap0 is where tap 0 of output row rr's column 0 lands there. Every argument
+// is a compile-time constant in the unrolled loops that call these.
+__host__ __device__ constexpr int window_p0(int ks, int n_mod4, int s) {
+  return left_margin(n_mod4) + s + halo_cols(ks / 2) - ks / 2;
+}
+__host__ __device__ constexpr int window_v0(int ks, int n_mod4, int s) {
+  return (window_p0(ks, n_mod4, s) - max_out_shift(n_mod4)) / 4;
+}
+__host__ __device__ constexpr int window_tap0(int ks, int n_mod4, int s, int rr) {
+  return window_p0(ks, n_mod4, s) - out_shift(rr, n_mod4) - 4 * window_v0(ks, n_mod4, s);
+}
+template <int KS>
+inline constexpr int kWindowFloats = 4 * ((KS + 16) / 4);  // ≥ the float4s v0 .. v1, KS ≤ 31
+
+// Reads the window of the tile row at `row`, of shift s, into w.
+template <int KS, int NMOD4>
+__device__ __forceinline__ void load_window(const float* row, int s,
+                                            float (&w)[kWindowFloats<KS>]) {
+  const int v0 = window_v0(KS, NMOD4, s), v1 = (window_p0(KS, NMOD4, s) + kCols + KS - 2) / 4;
+#pragma unroll
+  for (int v = v0; v <= v1; ++v) {
+    const float4 f = *reinterpret_cast<const float4*>(row + 4 * v);
+    w[4 * (v - v0)] = f.x;
+    w[4 * (v - v0) + 1] = f.y;
+    w[4 * (v - v0) + 2] = f.z;
+    w[4 * (v - v0) + 3] = f.w;
+  }
+}
+
 // One thread's ROWS × 4 patch of the tile at (row0, col0), from the shared tile, stored.
+// To kMaxUnrolled every loop is unrolled, the weights constant-bank operands of the FFMAs: a thread
+// reads each tile row under its patch once and feeds it to every (output row, filter row) pair that
+// uses it. Wider filters (an unrolled kernel would be up to 16 × 961 FFMAs long) loop over their
+// filter rows at run time, four at a time so that each tile row's shift — which depends on its
+// index mod 4 — stays a compile-time constant; a filter row's weights are loaded into registers
+// once and a window read for each output row.
 template <int KS, int ROWS, int NMOD4>
 __device__ __forceinline__ void compute_store(const float* tile, float* __restrict__ out, int m,
                                               int n, int row0, int col0) {
-  constexpr int r = KS / 2, hc = halo_cols(r), pitch = row_pitch(r, NMOD4);
-  constexpr int margin = left_margin(NMOD4);
+  constexpr int r = KS / 2, pitch = row_pitch(r, NMOD4);
   static_assert(NMOD4 == 0 || ROWS % 4 == 0, "a thread's first row must be ≡ row0 (mod 4)");
   const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
   const int j = col0 + kCols * tx;  // image column of the thread's first output (unshifted)
@@ -198,35 +240,48 @@ __device__ __forceinline__ void compute_store(const float* tile, float* __restri
 #pragma unroll
     for (int c = 0; c < kCols; ++c) acc[rr][c] = 0.0f;
 
-  // Tile row ty·ROWS + ir holds image row row0 + ty·ROWS + ir − r: filter row a = ir − rr of
-  // output row rr. From the thread's offset kCols·tx, position p of that row holds image column
-  // j − hc − margin − s + p (s = row_shift(ir)): tap b of output column j − so + c (so =
-  // out_shift(rr)) is at p = margin + s − so + hc − r + c + b. The thread reads the float4s over
-  // the p that any of its rows needs (so from 0 to 3 where rows are shifted).
   const float* base = tile + (ty * ROWS) * pitch + kCols * tx;
+  if constexpr (KS <= kMaxUnrolled) {
 #pragma unroll
-  for (int ir = 0; ir < ROWS + KS - 1; ++ir) {
-    const int s = row_shift(ir, r, NMOD4), p0 = margin + s + hc - r;
-    const int v0 = (p0 - max_out_shift(NMOD4)) / 4, v1 = (p0 + kCols + KS - 2) / 4;
-    float w[4 * ((KS + 16) / 4)];  // at least the float4s v0 .. v1
+    for (int ir = 0; ir < ROWS + KS - 1; ++ir) {
+      const int s = row_shift(ir, r, NMOD4);
+      float w[kWindowFloats<KS>];
+      load_window<KS, NMOD4>(base + ir * pitch, s, w);
 #pragma unroll
-    for (int v = v0; v <= v1; ++v) {
-      const float4 f = *reinterpret_cast<const float4*>(base + ir * pitch + 4 * v);
-      w[4 * (v - v0)] = f.x;
-      w[4 * (v - v0) + 1] = f.y;
-      w[4 * (v - v0) + 2] = f.z;
-      w[4 * (v - v0) + 3] = f.w;
+      for (int rr = 0; rr < ROWS; ++rr) {
+        const int a = ir - rr;
+        if (a < 0 || a >= KS) continue;  // compile-time after unrolling
+        const int p = window_tap0(KS, NMOD4, s, rr);
+#pragma unroll
+        for (int b = 0; b < KS; ++b) {
+          const float wt = c_weights_reg[a * KS + b];
+#pragma unroll
+          for (int c = 0; c < kCols; ++c) acc[rr][c] = fmaf(w[p + c + b], wt, acc[rr][c]);
+        }
+      }
     }
+  } else {
+#pragma unroll 1
+    for (int a4 = 0; a4 < KS; a4 += 4) {
 #pragma unroll
-    for (int rr = 0; rr < ROWS; ++rr) {
-      const int a = ir - rr;
-      if (a < 0 || a >= KS) continue;  // compile-time after unrolling
-      const int p = p0 - out_shift(rr, NMOD4) - 4 * v0;
+      for (int da = 0; da < 4; ++da) {
+        const int a = a4 + da;
+        if (a < KS) {  // uniform: the last group of filter rows may be short
+          float wt[KS];
 #pragma unroll
-      for (int b = 0; b < KS; ++b) {
-        const float wt = c_weights_reg[a * KS + b];
+          for (int b = 0; b < KS; ++b) wt[b] = c_weights_reg[a * KS + b];
 #pragma unroll
-        for (int c = 0; c < kCols; ++c) acc[rr][c] = fmaf(w[p + c + b], wt, acc[rr][c]);
+          for (int rr = 0; rr < ROWS; ++rr) {
+            const int s = row_shift(rr + da, r, NMOD4);  // tile row rr + a ≡ rr + da (mod 4)
+            float w[kWindowFloats<KS>];
+            load_window<KS, NMOD4>(base + (rr + a) * pitch, s, w);
+            const int p = window_tap0(KS, NMOD4, s, rr);
+#pragma unroll
+            for (int b = 0; b < KS; ++b)
+#pragma unroll
+              for (int c = 0; c < kCols; ++c) acc[rr][c] = fmaf(w[p + c + b], wt[b], acc[rr][c]);
+          }
+        }
       }
     }
   }
@@ -257,12 +312,20 @@ __device__ __forceinline__ void load_tile_at(float* tile, const float* __restric
     load_tile<KS, ROWS, NMOD4, false>(tile, in, m, n, row0, col0);
 }
 
-// Unrolled kernel of filter side KS (odd, ≤ 15: r ≤ H ≤ 8), ROWS output rows per thread, for rows
-// of n ≡ NMOD4 (mod 4) floats; grid grid_for(m, n, ROWS, NMOD4), shared_bytes(KS, ROWS, NMOD4)
-// of dynamic shared memory. At 4 rows a thread, six blocks an SM (40 registers: ptxas would take
-// 48 to 64 for some instances, which leaves room for four or five).
+// Blocks an SM that the kernels' __launch_bounds__ ask registers for. At 4 rows a thread and
+// every tap unrolled, six (40 registers: ptxas would take 48 to 64 for some instances, which
+// leaves room for four or five). Where filter rows are looped, two: a filter row's weights and a
+// window live at once (98 to 128 registers, 12 to 16 bytes spilled at ks = 31 on unaligned rows;
+// at three blocks, 80 registers, ptxas spilled 30 to 650 bytes).
+__host__ __device__ constexpr int min_blocks(int ks, int rows) {
+  return ks > kMaxUnrolled ? 2 : rows <= 4 ? 6 : 4;
+}
+
+// Kernel of filter side KS (odd, ≤ 31), ROWS output rows per thread, for rows of n ≡ NMOD4
+// (mod 4) floats; grid grid_for(m, n, ROWS, NMOD4), shared_bytes(KS, ROWS, NMOD4) of dynamic
+// shared memory.
 template <int KS, int ROWS, int NMOD4>
-__global__ void __launch_bounds__(kBlockX* kBlockY, ROWS <= 4 ? 6 : 4)
+__global__ void __launch_bounds__(kBlockX* kBlockY, min_blocks(KS, ROWS))
     conv2d_shared_reg(const float* __restrict__ in, float* __restrict__ out, int m, int n) {
   extern __shared__ __align__(16) float tile[];
   constexpr int th = tile_height(ROWS);
@@ -291,7 +354,7 @@ __global__ void __launch_bounds__(kBlockX* kBlockY, ROWS <= 4 ? 6 : 4)
 // block of this launch touches, so nothing is left to do when the last block ends. Shared memory:
 // 2 · shared_bytes(KS, ROWS, 0).
 template <int KS, int ROWS>
-__global__ void __launch_bounds__(kBlockX* kBlockY, ROWS <= 4 ? 6 : 4)
+__global__ void __launch_bounds__(kBlockX* kBlockY, min_blocks(KS, ROWS))
     conv2d_shared_reg_persistent(const float* __restrict__ in, float* __restrict__ out, int m,
                                  int n, unsigned* counter, unsigned* spare) {
   extern __shared__ __align__(16) float tile[];

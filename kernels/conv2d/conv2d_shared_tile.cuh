@@ -2,8 +2,7 @@
 // The shared-memory tile kernel of conv2d `shared`: the block's input tile plus a halo of
 // r = ks/2 on each side loaded cooperatively into shared memory (zeros outside the image), then
 // each thread sums its ks² taps from shared memory with no border test; the filter in constant
-// memory (c_weights, conv2d_constant_filter.cuh). Also the large-filter path of `shared_reg`,
-// from ks 17 (beyond the filters register blocking is compiled for).
+// memory (c_weights, conv2d_constant_filter.cuh).
 #include "runner/api/gpu/runtime.hpp"
 
 #include <array>

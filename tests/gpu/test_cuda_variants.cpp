@@ -297,11 +297,11 @@ sweeps:
 // rows' shifts are compiled in), at sizes that are not multiples of the tile (n within 3 of a
 // multiple of 128 among them: the extra tile column), images with tiles inside and on the border
 // (the copies without and with bounds tests), rows shorter than one vector, and filters wider
-// than the image: register blocking up to ks = 15, the shared tile beyond, up to the largest
-// filter. Rows of n % 8 == 0 floats run the persistent kernel: from a single tile to more tiles
-// than the GPU holds blocks (1030 × 4096, 2001 × 2056: blocks take a second tile, the last
-// tile row and column partial), every launch counting on the counter the one before zeroed (the
-// last of the sampled launches is verified too).
+// than the image: every tap unrolled up to ks = 15, filter rows looped beyond (17, 21, 31: the
+// last group of four filter rows short by 3, 3 and 1). Rows of n % 8 == 0 floats run the persistent
+// kernel: from a single tile to more tiles than the GPU holds blocks (1030 × 4096, 2001 × 2056:
+// blocks take a second tile, the last tile row and column partial), every launch counting on the
+// counter the one before zeroed (the last of the sampled launches is verified too).
 TEST_F(CudaVariants, Conv2dSharedRegPathsByFilterSide) {
   if (!cuda_variants_of("conv2d").count("shared_reg")) GTEST_SKIP() << "shared_reg not built";
   const std::string yaml = std::string("experiment: t\nkernel: conv2d\n") + kRepeat + R"(
@@ -319,9 +319,8 @@ sweeps:
     ASSERT_EQ(r.value("status", ""), "ok") << p.key() << ": " << r.value("message", "");
     EXPECT_TRUE(r.value("verified", false)) << p.key();
     const int ks = static_cast<int>(*p.kernel_size);
-    const char* path = ks > 15                         ? "shared_tile"
-                       : ks <= 9 && p.size->n % 8 == 0 ? "registers, 32-row tiles, persistent"
-                                                       : "registers, 32-row tiles";
+    const char* path = ks <= 9 && p.size->n % 8 == 0 ? "registers, 32-row tiles, persistent"
+                                                     : "registers, 32-row tiles";
     EXPECT_EQ(r.value("path", ""), path) << p.key();
   }
 }
