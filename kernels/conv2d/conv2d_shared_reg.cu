@@ -95,15 +95,16 @@ constexpr int kRows = 4;
 // From ks = 11 the kernel is bound by its FFMAs, and the persistent kernel's second tile buffer
 // costs resident blocks (4 an SM against the grid's 5 in that run): it ran 2 to 8 % slower than
 // the grid at ks = 11 to 15 on 2048² to 16384².
+constexpr int kMaxPersistent = 9;  // the widest filter the persistent kernel is compiled for
 bool persistent_for(int ks, std::int64_t n) {
-  return ks <= 9 && n % 8 == 0;
+  return ks <= kMaxPersistent && n % 8 == 0;
 }
 
-// The register-blocked instance of filter side KS for rows of n floats: the persistent kernel,
-// or the grid kernel of n mod 4.
+// The instance of filter side KS for rows of n floats: the persistent kernel, or the grid kernel
+// of n mod 4.
 template <int KS>
 Instance register_instance(std::int64_t n) {
-  if constexpr (KS <= 9) {
+  if constexpr (KS <= kMaxPersistent) {
     if (persistent_for(KS, n)) return {nullptr, sr::conv2d_shared_reg_persistent<KS, kRows>, 0};
   }
   switch (n % 4) {
