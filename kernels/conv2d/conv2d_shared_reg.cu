@@ -35,10 +35,10 @@
 // Instances: one per ks and n mod 4, the record's path "registers, 32-row tiles". (64-row
 // tiles, 8 rows a thread or 16 warps a block, were measured beside them on an H200: within half a
 // point at the largest aligned images, 1 to 13 points behind elsewhere; docs/performance.md.)
-// Where rows are whole 32-byte sectors (n % 8 == 0) and ks ≤ 9 the same tiles run on a persistent
-// grid instead, the path "registers, 32-row tiles, persistent": as many blocks as the GPU holds,
-// each taking the next tile from a counter and copying it while it computes the one before
-// (persistent_for below says what decided it).
+// Where rows are whole 32-byte sectors (n % 8 == 0) and ks ≤ 9, and at ks = 7 for every n, the
+// same tiles run on a persistent grid instead, the path "registers, 32-row tiles, persistent": as
+// many blocks as the GPU holds, each taking the next tile from a counter and copying it while it
+// computes the one before (persistent_for below says what decided it).
 //
 // Any image size: partial tiles are guarded on store, the loads zero-fill outside the image, and
 // tile rows beyond gridDim.y's limit are covered by a loop.
@@ -86,26 +86,40 @@ struct Instance {
 constexpr int kRows = 4;
 
 // Which form runs filter side ks on rows of n floats: the persistent kernel where rows are whole
-// 32-byte sectors (n % 8 == 0) and ks ≤ 9, the grid of whole tiles elsewhere. Measured on an H200
-// (docs/performance.md, log), over 20 image sizes at ks = 3, 5, 7, as % of the copy kernel: where
-// n % 8 == 0 the persistent kernel ran 2 to 11 points ahead at ks = 3 and 5 (8192²: 98 against
-// 90 %) and up to 13 at ks = 7; where n % 8 != 0 it ran up to 6 points behind at ks = 3 (8191 ×
-// 8193: 93 against 96 %). Nsight Compute puts the difference in DRAM throughput (8192², ks = 3: 79
-// against 73 % of peak); why row alignment decides which schedule streams better was not found.
-// From ks = 11 the kernel is bound by its FFMAs, and the persistent kernel's second tile buffer
-// costs resident blocks (4 an SM against the grid's 5 in that run): it ran 2 to 8 % slower than
-// the grid at ks = 11 to 15 on 2048² to 16384².
-constexpr int kMaxPersistent = 9;  // the widest filter the persistent kernel is compiled for
+// 32-byte sectors (n % 8 == 0) and ks ≤ 9, and at ks = 7 for every n (an instance per n mod 4);
+// the grid of whole tiles elsewhere. Measured on an H200 (docs/performance.md, log), as % of the
+// copy kernel: over 20 image sizes at ks = 3, 5, 7, where n % 8 == 0 the persistent kernel ran 2
+// to 11 points ahead at ks = 3 and 5 (8192²: 98 against 90 %) and up to 13 at ks = 7; where
+// n % 8 != 0 it ran up to 6 points behind at ks = 3 and 5 (8191 × 8193: 93 against 96 %), but 1
+// to 4 points ahead at ks = 7 from 4097 × 4095 up (8191 × 8193: 76 against 72.5 %; 2047²: 1.5 to
+// 3.5 behind) and up to 2 behind at ks = 9. Nsight Compute puts the difference at ks = 3 in DRAM
+// throughput (8192²: 79 against 73 % of peak); why row alignment decides which schedule streams
+// better was not found. From ks = 11 the kernel is bound by its FFMAs, and the persistent kernel's
+// second tile buffer costs resident blocks (4 an SM against the grid's 5 in that run): it ran 2 to
+// 8 % slower than the grid at ks = 11 to 15 on 2048² to 16384².
+constexpr int kMaxPersistent = 9;       // the widest filter the persistent kernel runs
+constexpr int kPersistentAtEveryN = 7;  // the filter it runs at every row length
 bool persistent_for(int ks, std::int64_t n) {
-  return ks <= kMaxPersistent && n % 8 == 0;
+  return ks == kPersistentAtEveryN || (ks <= kMaxPersistent && n % 8 == 0);
 }
 
 // The instance of filter side KS for rows of n floats: the persistent kernel, or the grid kernel
 // of n mod 4.
 template <int KS>
 Instance register_instance(std::int64_t n) {
-  if constexpr (KS <= kMaxPersistent) {
-    if (persistent_for(KS, n)) return {nullptr, sr::conv2d_shared_reg_persistent<KS, kRows>, 0};
+  if constexpr (KS == kPersistentAtEveryN) {
+    if (persistent_for(KS, n)) switch (n % 4) {
+        case 0:
+          return {nullptr, sr::conv2d_shared_reg_persistent<KS, kRows, 0>, 0};
+        case 1:
+          return {nullptr, sr::conv2d_shared_reg_persistent<KS, kRows, 1>, 1};
+        case 2:
+          return {nullptr, sr::conv2d_shared_reg_persistent<KS, kRows, 2>, 2};
+        default:
+          return {nullptr, sr::conv2d_shared_reg_persistent<KS, kRows, 3>, 3};
+      }
+  } else if constexpr (KS <= kMaxPersistent) {
+    if (persistent_for(KS, n)) return {nullptr, sr::conv2d_shared_reg_persistent<KS, kRows, 0>, 0};
   }
   switch (n % 4) {
     case 0:
@@ -181,7 +195,7 @@ class SharedReg final : public CudaConv2dBase {
         shared_bytes_(instance_bytes(ks, inst_)) {
     if (inst_.persistent) {
       grid_ = sr::persistent_grid(
-          m(), n(), kRows,
+          m(), n(), kRows, inst_.n_mod4,
           cuda::residency(inst_.address(), static_cast<int>(kBlock.threads()), shared_bytes_)
               .blocks);
       counters_ = cuda::DeviceBuffer<unsigned>(2);

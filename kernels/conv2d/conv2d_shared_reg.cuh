@@ -341,8 +341,8 @@ __global__ void __launch_bounds__(kBlockX* kBlockY, min_blocks(KS, ROWS))
   }
 }
 
-// The persistent, self-scheduling form of the same kernel, for rows of n ≡ 0 (mod 8) floats
-// (persistent_for in conv2d_shared_reg.cu says why those): a grid of as many blocks as the GPU
+// The persistent, self-scheduling form of the same kernel, for rows of n ≡ NMOD4 (mod 4) floats
+// (persistent_for in conv2d_shared_reg.cu says which run it): a grid of as many blocks as the GPU
 // holds at once (persistent_grid), each taking tiles, numbered row by row, from a counter as it
 // becomes free — as the hardware deals out a grid of whole tiles, so the tiles in flight stay a
 // compact run of rows and a block slowed down takes fewer (blocks that each walked a fixed share
@@ -352,15 +352,15 @@ __global__ void __launch_bounds__(kBlockX* kBlockY, min_blocks(KS, ROWS))
 //
 // `counter` is zero at the start; block 0 zeroes `spare`, the next launch's counter, which no
 // block of this launch touches, so nothing is left to do when the last block ends. Shared memory:
-// 2 · shared_bytes(KS, ROWS, 0).
-template <int KS, int ROWS>
+// 2 · shared_bytes(KS, ROWS, NMOD4).
+template <int KS, int ROWS, int NMOD4>
 __global__ void __launch_bounds__(kBlockX* kBlockY, min_blocks(KS, ROWS))
     conv2d_shared_reg_persistent(const float* __restrict__ in, float* __restrict__ out, int m,
                                  int n, unsigned* counter, unsigned* spare) {
   extern __shared__ __align__(16) float tile[];
   __shared__ int next_tile;  // the leader's draw, for the whole block
   constexpr int th = tile_height(ROWS);
-  const int tiles_x = tile_columns(n, 0);
+  const int tiles_x = tile_columns(n, NMOD4);
   const int tiles = tiles_x * tile_rows(m, ROWS);
   const bool leader = threadIdx.x == 0 && threadIdx.y == 0;
   if (leader && blockIdx.x == 0) *spare = 0;
@@ -368,8 +368,8 @@ __global__ void __launch_bounds__(kBlockX* kBlockY, min_blocks(KS, ROWS))
 
   int2 cur = corner(static_cast<int>(blockIdx.x));  // (row0, col0); the grid has ≤ tiles blocks
   float* current = tile;
-  float* next = tile + tile_floats(KS, ROWS, 0);
-  load_tile_at<KS, ROWS, 0>(current, in, m, n, cur.x, cur.y);
+  float* next = tile + tile_floats(KS, ROWS, NMOD4);
+  load_tile_at<KS, ROWS, NMOD4>(current, in, m, n, cur.x, cur.y);
   for (;;) {
     if (leader) next_tile = static_cast<int>(gridDim.x + atomicAdd(counter, 1u));
     __syncthreads();
@@ -377,13 +377,13 @@ __global__ void __launch_bounds__(kBlockX* kBlockY, min_blocks(KS, ROWS))
     const bool more = t < tiles;
     if (more) {
       const int2 at = corner(t);
-      load_tile_at<KS, ROWS, 0>(next, in, m, n, at.x, at.y);
+      load_tile_at<KS, ROWS, NMOD4>(next, in, m, n, at.x, at.y);
       cp_async_wait<1>();  // all but the group just issued: the current tile has landed
     } else {
       cp_async_wait<0>();
     }
     __syncthreads();
-    compute_store<KS, ROWS, 0>(current, out, m, n, cur.x, cur.y);
+    compute_store<KS, ROWS, NMOD4>(current, out, m, n, cur.x, cur.y);
     __syncthreads();  // `current` and next_tile are free for the next round
     if (!more) return;
     cur = corner(t);
@@ -403,8 +403,8 @@ inline dim3 grid_for(int m, int n, int rows, int n_mod4) {
 
 // Launch geometry of the persistent kernel: `resident` blocks (what the GPU holds at once), or
 // one per tile where there are fewer tiles.
-inline dim3 persistent_grid(int m, int n, int rows, std::int64_t resident) {
-  const std::int64_t tiles = std::int64_t{tile_columns(n, 0)} * tile_rows(m, rows);
+inline dim3 persistent_grid(int m, int n, int rows, int n_mod4, std::int64_t resident) {
+  const std::int64_t tiles = std::int64_t{tile_columns(n, n_mod4)} * tile_rows(m, rows);
   return dim3(static_cast<unsigned>(tiles < resident ? tiles : resident));
 }
 

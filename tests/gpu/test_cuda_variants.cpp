@@ -298,10 +298,11 @@ sweeps:
 // multiple of 128 among them: the extra tile column), images with tiles inside and on the border
 // (the copies without and with bounds tests), rows shorter than one vector, and filters wider
 // than the image: every tap unrolled up to ks = 15, filter rows looped beyond (17, 21, 31: the
-// last group of four filter rows short by 3, 3 and 1). Rows of n % 8 == 0 floats run the persistent
-// kernel: from a single tile to more tiles than the GPU holds blocks (1030 × 4096, 2001 × 2056:
-// blocks take a second tile, the last tile row and column partial), every launch counting on the
-// counter the one before zeroed (the last of the sampled launches is verified too).
+// last group of four filter rows short by 3, 3 and 1). Rows of n % 8 == 0 floats, and every n at
+// ks = 7 (an instance per n mod 4), run the persistent kernel: from a single tile to more tiles
+// than the GPU holds blocks (1030 × 4096, 1030 × 4095, 2001 × 2056: blocks take a second tile,
+// the last tile row and column partial), every launch counting on the counter the one before
+// zeroed (the last of the sampled launches is verified too).
 TEST_F(CudaVariants, Conv2dSharedRegPathsByFilterSide) {
   if (!cuda_variants_of("conv2d").count("shared_reg")) GTEST_SKIP() << "shared_reg not built";
   const std::string yaml = std::string("experiment: t\nkernel: conv2d\n") + kRepeat + R"(
@@ -310,7 +311,7 @@ sweeps:
     size: [{m: 131, n: 67}, {m: 20, n: 300}, {m: 70, n: 130}, {m: 45, n: 257}, {m: 9, n: 5},
            {m: 3, n: 2}, {m: 1, n: 1}, {m: 7, n: 253}, {m: 33, n: 254}, {m: 66, n: 255},
            {m: 150, n: 601}, {m: 100, n: 522}, {m: 77, n: 519}, {m: 90, n: 1000}, {m: 5, n: 8},
-           {m: 37, n: 136}, {m: 1030, n: 4096}, {m: 2001, n: 2056}]
+           {m: 37, n: 136}, {m: 1030, n: 4096}, {m: 1030, n: 4095}, {m: 2001, n: 2056}]
     kernel_size: [1, 3, 5, 7, 9, 11, 13, 15, 17, 21, 31]
 )";
   const ExperimentSpec spec = parse_config(yaml, "test.yaml");
@@ -319,9 +320,10 @@ sweeps:
     ASSERT_EQ(r.value("status", ""), "ok") << p.key() << ": " << r.value("message", "");
     EXPECT_TRUE(r.value("verified", false)) << p.key();
     const int ks = static_cast<int>(*p.kernel_size);
-    const char* path = ks <= 9 && p.size->n % 8 == 0 ? "registers, 32-row tiles, persistent"
-                                                     : "registers, 32-row tiles";
-    EXPECT_EQ(r.value("path", ""), path) << p.key();
+    const bool persistent = ks == 7 || (ks <= 9 && p.size->n % 8 == 0);
+    EXPECT_EQ(r.value("path", ""),
+              persistent ? "registers, 32-row tiles, persistent" : "registers, 32-row tiles")
+        << p.key();
   }
 }
 
