@@ -47,6 +47,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "kernels/conv2d/conv2d_cuda_workload.hpp"
@@ -103,34 +104,42 @@ bool persistent_for(int ks, std::int64_t n) {
   return ks == kPersistentAtEveryN || (ks <= kMaxPersistent && n % 8 == 0);
 }
 
-// The instance of filter side KS for rows of n floats: the persistent kernel, or the grid kernel
+// make(std::integral_constant<int, n mod 4>): the instances compiled per n mod 4.
+template <class Make>
+Instance by_n_mod4(std::int64_t n, Make make) {
+  switch (n % 4) {
+    case 0:
+      return make(std::integral_constant<int, 0>{});
+    case 1:
+      return make(std::integral_constant<int, 1>{});
+    case 2:
+      return make(std::integral_constant<int, 2>{});
+    default:
+      return make(std::integral_constant<int, 3>{});
+  }
+}
+
+// The instance of filter side KS for rows of n floats: the persistent kernel (of n mod 4 where it
+// runs at every n; where it needs n % 8 == 0, its instance for n ≡ 0 mod 4), or the grid kernel
 // of n mod 4.
 template <int KS>
 Instance register_instance(std::int64_t n) {
-  if constexpr (KS == kPersistentAtEveryN) {
-    if (persistent_for(KS, n)) switch (n % 4) {
-        case 0:
-          return {nullptr, sr::conv2d_shared_reg_persistent<KS, kRows, 0>, 0};
-        case 1:
-          return {nullptr, sr::conv2d_shared_reg_persistent<KS, kRows, 1>, 1};
-        case 2:
-          return {nullptr, sr::conv2d_shared_reg_persistent<KS, kRows, 2>, 2};
-        default:
-          return {nullptr, sr::conv2d_shared_reg_persistent<KS, kRows, 3>, 3};
+  if constexpr (KS <= kMaxPersistent) {
+    if (persistent_for(KS, n)) {
+      if constexpr (KS == kPersistentAtEveryN) {
+        return by_n_mod4(n, [](auto r) {
+          constexpr int kMod = decltype(r)::value;
+          return Instance{nullptr, sr::conv2d_shared_reg_persistent<KS, kRows, kMod>, kMod};
+        });
+      } else {
+        return {nullptr, sr::conv2d_shared_reg_persistent<KS, kRows, 0>, 0};
       }
-  } else if constexpr (KS <= kMaxPersistent) {
-    if (persistent_for(KS, n)) return {nullptr, sr::conv2d_shared_reg_persistent<KS, kRows, 0>, 0};
+    }
   }
-  switch (n % 4) {
-    case 0:
-      return {sr::conv2d_shared_reg<KS, kRows, 0>, nullptr, 0};
-    case 1:
-      return {sr::conv2d_shared_reg<KS, kRows, 1>, nullptr, 1};
-    case 2:
-      return {sr::conv2d_shared_reg<KS, kRows, 2>, nullptr, 2};
-    default:
-      return {sr::conv2d_shared_reg<KS, kRows, 3>, nullptr, 3};
-  }
+  return by_n_mod4(n, [](auto r) {
+    constexpr int kMod = decltype(r)::value;
+    return Instance{sr::conv2d_shared_reg<KS, kRows, kMod>, nullptr, kMod};
+  });
 }
 // The instance of filter side ks (odd, 1 to kMaxKernelSize: checked_kernel_size) on rows of n
 // floats.
