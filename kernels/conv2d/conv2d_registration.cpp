@@ -34,7 +34,7 @@ RUNNER_CPU_VARIANT(conv2d, omp_serial, {.description = "seed 001 base loop (bord
 RUNNER_CPU_VARIANT(conv2d, omp, {.axes = {Axis::threads}, .description = "omp parallel for over rows, border clipped out of a vectorised row loop"});
 RUNNER_CUDA_VARIANT(conv2d, naive, {.axes = {Axis::block}, .description = "one thread per output, taps from global memory, filter in constant memory"});
 RUNNER_CUDA_VARIANT(conv2d, shared, {.axes = {Axis::block}, .description = "block tile + halo in shared memory, filter in constant memory"});
-RUNNER_NVIDIA_VARIANT(conv2d, shared_reg, "cp.async (its tile copies)", {.description = "shared tile + halo copied with cp.async, 4x4 outputs per thread in registers, fixed 32x8 block, compiled per ks and n % 4 (whole 16-byte copies and stores at any row length; every tap unrolled to ks 15, filter rows looped beyond), a persistent self-scheduling grid with pipelined tile copies where n % 8 == 0 and ks <= 9, and at ks 7"});
+RUNNER_NVIDIA_VARIANT(conv2d, shared_reg, "cp.async (its tile copies)", {.description = "shared tile + halo copied with cp.async, 4x4 outputs per thread in registers, fixed 32x8 block, compiled per ks and n % 4 (whole 16-byte copies and stores at any row length; every tap unrolled to ks 15, filter rows looped beyond), to ks 9 also a persistent self-scheduling grid with pipelined tile copies, the faster of the two forms timed at set-up (RUNNER_CONV2D_FORM pins one)"});
 RUNNER_VARIANT(RUNNER_GPU_BACKEND, RUNNER_BUILT_CUDNN, RUNNER_NVIDIA_ONLY("cuDNN (MIOpen is not wired in)", "built without cuDNN"), conv2d, cudnn, {.description = "cuDNN convolution forward (cross-correlation, FMA math, fastest non-FFT/Winograd algorithm): the GPU reference"});
 // clang-format on
 

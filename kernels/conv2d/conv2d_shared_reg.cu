@@ -35,10 +35,10 @@
 // Instances: one per ks and n mod 4, the record's path "registers, 32-row tiles". (64-row
 // tiles, 8 rows a thread or 16 warps a block, were measured beside them on an H200: within half a
 // point at the largest aligned images, 1 to 13 points behind elsewhere; docs/performance.md.)
-// Where rows are whole 32-byte sectors (n % 8 == 0) and ks ≤ 9, and at ks = 7 for every n, the
-// same tiles run on a persistent grid instead, the path "registers, 32-row tiles, persistent": as
-// many blocks as the GPU holds, each taking the next tile from a counter and copying it while it
-// computes the one before (persistent_for below says what decided it).
+// To ks = 9 the same tiles also run on a persistent grid, the path "registers, 32-row tiles,
+// persistent": as many blocks as the GPU holds, each taking the next tile from a counter and
+// copying it while it computes the one before. Which of the two forms runs is timed at set-up on
+// the point's own image (kMaxPersistent below says why, and what was measured).
 //
 // Any image size: partial tiles are guarded on store, the loads zero-fill outside the image, and
 // tile rows beyond gridDim.y's limit are covered by a loop.
@@ -46,7 +46,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
@@ -54,6 +59,7 @@
 #include "kernels/conv2d/conv2d_problem.hpp"
 #include "kernels/conv2d/conv2d_shared_reg.cuh"
 #include "runner/api/cuda/cuda_workload.hpp"
+#include "runner/api/cuda/fastest_launch.hpp"
 #include "runner/api/cuda/residency.hpp"
 #include "runner/api/errors.hpp"
 #include "runner/api/variant.hpp"
@@ -68,45 +74,55 @@ static_assert(sr::kMaxFilter == kMaxKernelSize);
 using GridKernel = void (*)(const float*, float*, int, int);
 using PersistentKernel = void (*)(const float*, float*, int, int, unsigned*, unsigned*);
 
-// What one problem launches: the kernel on a grid of whole tiles (`grid`) or its persistent form
-// (`persistent`), and the n mod 4 its tiles were compiled for.
-struct Instance {
+// The two forms of one problem's kernel, compiled for the n mod 4 of its rows: on a grid of whole
+// tiles (`grid`), and persistent (`persistent`; null where ks > kMaxPersistent).
+struct Forms {
   GridKernel grid = nullptr;
   PersistentKernel persistent = nullptr;
   int n_mod4 = 0;
-  const void* address() const {
-    return persistent ? reinterpret_cast<const void*>(persistent)
-                      : reinterpret_cast<const void*>(grid);
-  }
-  const char* path() const {
-    return persistent ? "registers, 32-row tiles, persistent" : "registers, 32-row tiles";
-  }
 };
+enum class Form { grid, persistent };
+
+const char* path_of(Form form) {
+  return form == Form::persistent ? "registers, 32-row tiles, persistent"
+                                  : "registers, 32-row tiles";
+}
 
 // Output rows a thread: a 32-row tile.
 constexpr int kRows = 4;
 
-// Which form runs filter side ks on rows of n floats: the persistent kernel where rows are whole
-// 32-byte sectors (n % 8 == 0) and ks ≤ 9, and at ks = 7 for every n (an instance per n mod 4);
-// the grid of whole tiles elsewhere. Measured on an H200 (docs/performance.md, log), as % of the
-// copy kernel: over 20 image sizes at ks = 3, 5, 7, where n % 8 == 0 the persistent kernel ran 2
-// to 11 points ahead at ks = 3 and 5 (8192²: 98 against 90 %) and up to 13 at ks = 7; where
-// n % 8 != 0 it ran up to 6 points behind at ks = 3 and 5 (8191 × 8193: 93 against 96 %), but 1
-// to 4 points ahead at ks = 7 from 4097 × 4095 up (8191 × 8193: 76 against 72.5 %; 2047²: 1.5 to
-// 3.5 behind) and up to 2 behind at ks = 9. Nsight Compute puts the difference at ks = 3 in DRAM
-// throughput (8192²: 79 against 73 % of peak); why row alignment decides which schedule streams
-// better was not found. From ks = 11 the kernel is bound by its FFMAs, and the persistent kernel's
-// second tile buffer costs resident blocks (4 an SM against the grid's 5 in that run): it ran 2 to
-// 8 % slower than the grid at ks = 11 to 15 on 2048² to 16384².
-constexpr int kMaxPersistent = 9;       // the widest filter the persistent kernel runs
-constexpr int kPersistentAtEveryN = 7;  // the filter it runs at every row length
-bool persistent_for(int ks, std::int64_t n) {
-  return ks == kPersistentAtEveryN || (ks <= kMaxPersistent && n % 8 == 0);
+// Which form runs: where both exist (ks ≤ kMaxPersistent), the faster of the two on this device
+// and this image, timed at set-up (cuda::fastest_launch). No rule of filter side, size and row
+// alignment ranks them right on every GPU. As % of the copy kernel on the same image, in one run
+// each (docs/performance.md):
+// - rows of whole 32-byte sectors (n % 8 == 0), ks = 3 to 9: persistent ahead on both an H100 and
+//   an H200, by 5 to 11 points at ks = 3 and 5 from 4096² up (H100 8192²: 101 against 93 %);
+// - other rows, ks = 3 and 5: the grid ahead on both, by up to 3 (H100) and 6 points (H200);
+// - other rows, ks = 7: the grid ahead on the H100 (8191 × 8193: 93 against 89 %), persistent
+//   ahead on the H200 (76 against 72.5 %): at the H100's lower memory bandwidth the kernel is
+//   bound by memory there, by instruction issue on the H200;
+// - other rows, ks = 9: within 2 points, persistent ahead on the H100, the grid on the H200.
+// From ks = 11 the kernel is bound by its FFMAs, and the persistent kernel's second tile buffer
+// costs resident blocks (4 an SM against the grid's 5 in that run): it ran 2 to 8 % slower than the
+// grid at ks = 11 to 15 on 2048² to 16384² on the H200, so it is not compiled there.
+// RUNNER_CONV2D_FORM=grid or =persistent pins the form instead (where both exist): for A/B
+// studies, and for runs that must launch the same code on every machine.
+constexpr int kMaxPersistent = 9;  // the widest filter the persistent kernel is compiled for
+constexpr int kTimedLaunches = 5;  // of each form, at set-up
+
+std::optional<Form> pinned_form() {
+  const char* v = std::getenv("RUNNER_CONV2D_FORM");
+  if (!v || !*v) return std::nullopt;
+  const std::string_view s(v);
+  if (s == "grid") return Form::grid;
+  if (s == "persistent") return Form::persistent;
+  throw PointInvalid("RUNNER_CONV2D_FORM is '" + std::string(s) +
+                     "': grid or persistent (unset: the faster of the two, timed at set-up)");
 }
 
 // make(std::integral_constant<int, n mod 4>): the instances compiled per n mod 4.
 template <class Make>
-Instance by_n_mod4(std::int64_t n, Make make) {
+Forms by_n_mod4(std::int64_t n, Make make) {
   switch (n % 4) {
     case 0:
       return make(std::integral_constant<int, 0>{});
@@ -119,36 +135,24 @@ Instance by_n_mod4(std::int64_t n, Make make) {
   }
 }
 
-// The instance of filter side KS for rows of n floats: the persistent kernel (of n mod 4 where it
-// runs at every n; where it needs n % 8 == 0, its instance for n ≡ 0 mod 4), or the grid kernel
-// of n mod 4.
+// The forms of filter side KS for rows of n floats.
 template <int KS>
-Instance register_instance(std::int64_t n) {
-  if constexpr (KS <= kMaxPersistent) {
-    if (persistent_for(KS, n)) {
-      if constexpr (KS == kPersistentAtEveryN) {
-        return by_n_mod4(n, [](auto r) {
-          constexpr int kMod = decltype(r)::value;
-          return Instance{nullptr, sr::conv2d_shared_reg_persistent<KS, kRows, kMod>, kMod};
-        });
-      } else {
-        return {nullptr, sr::conv2d_shared_reg_persistent<KS, kRows, 0>, 0};
-      }
-    }
-  }
+Forms register_forms(std::int64_t n) {
   return by_n_mod4(n, [](auto r) {
     constexpr int kMod = decltype(r)::value;
-    return Instance{sr::conv2d_shared_reg<KS, kRows, kMod>, nullptr, kMod};
+    Forms f{sr::conv2d_shared_reg<KS, kRows, kMod>, nullptr, kMod};
+    if constexpr (KS <= kMaxPersistent)
+      f.persistent = sr::conv2d_shared_reg_persistent<KS, kRows, kMod>;
+    return f;
   });
 }
-// The instance of filter side ks (odd, 1 to kMaxKernelSize: checked_kernel_size) on rows of n
-// floats.
+// The forms of filter side ks (odd, 1 to kMaxKernelSize: checked_kernel_size) on rows of n floats.
 template <int KS = 1>
-Instance instance_for(int ks, std::int64_t n) {
+Forms forms_for(int ks, std::int64_t n) {
   if constexpr (KS > kMaxKernelSize) {
     throw PointInvalid("no shared_reg instance for kernel_size " + std::to_string(ks));
   } else {
-    return ks == KS ? register_instance<KS>(n) : instance_for<KS + 2>(ks, n);
+    return ks == KS ? register_forms<KS>(n) : forms_for<KS + 2>(ks, n);
   }
 }
 
@@ -163,65 +167,105 @@ int checked_kernel_size(const Point& point) {
 
 constexpr BlockShape kBlock{sr::kBlockX, sr::kBlockY};
 
-std::size_t instance_bytes(int ks, const Instance& inst) {
-  const std::size_t buffers = inst.persistent ? 2 : 1;  // the persistent kernel's pipeline
-  return buffers * sr::shared_bytes(ks, kRows, inst.n_mod4);
-}
-
 class SharedReg final : public CudaConv2dBase {
  public:
   SharedReg(const Point& point, std::shared_ptr<const Problem> problem)
       : SharedReg(point, std::move(problem), checked_kernel_size(point)) {}
 
   void run() override {
-    const dim3 block(static_cast<unsigned>(kBlock.x), static_cast<unsigned>(kBlock.y));
-    note_launch(grid_, block);
-    if (inst_.persistent) {
-      // Launches alternate between the two counters: each zeroes the other's for the next one.
-      unsigned* counter = counters_.data() + launches_ % 2;
-      unsigned* spare = counters_.data() + (launches_ + 1) % 2;
-      ++launches_;
-      inst_.persistent<<<grid_, block, shared_bytes_, stream()>>>(in_.data(), out_.data(), m(), n(),
-                                                                  counter, spare);
-    } else {
-      inst_.grid<<<grid_, block, shared_bytes_, stream()>>>(in_.data(), out_.data(), m(), n());
-    }
-    RUNNER_CUDA_CHECK_LAUNCH();
+    note_launch(form_ == Form::persistent ? persistent_grid_ : grid_, block());
+    launch(form_);
   }
 
   nlohmann::json extra_fields() const override {
     nlohmann::json fields = CudaConv2dBase::extra_fields();
-    fields["path"] = inst_.path();
+    fields["path"] = path_of(form_);
+    if (!choice_.empty()) fields["message"] = choice_;
     return fields;
   }
 
  private:
   SharedReg(const Point& point, std::shared_ptr<const Problem> problem, int ks)
-      : SharedReg(point, std::move(problem), ks, instance_for(ks, point.size->n)) {}
-  SharedReg(const Point& point, std::shared_ptr<const Problem> problem, int ks, Instance inst)
-      : CudaConv2dBase(point, std::move(problem), inst.address(), kBlock, instance_bytes(ks, inst)),
-        inst_(inst),
-        shared_bytes_(instance_bytes(ks, inst_)) {
-    if (inst_.persistent) {
-      grid_ = sr::persistent_grid(
-          m(), n(), kRows, inst_.n_mod4,
-          cuda::residency(inst_.address(), static_cast<int>(kBlock.threads()), shared_bytes_)
-              .blocks);
-      counters_ = cuda::DeviceBuffer<unsigned>(2);
-      RUNNER_CUDA_CHECK(cudaMemsetAsync(counters_.data(), 0, 2 * sizeof(unsigned), stream()));
-    } else {
-      grid_ = sr::grid_for(m(), n(), kRows, inst_.n_mod4);
-    }
+      : SharedReg(point, std::move(problem), ks, forms_for(ks, point.size->n)) {}
+  SharedReg(const Point& point, std::shared_ptr<const Problem> problem, int ks, Forms forms)
+      : CudaConv2dBase(point, std::move(problem), reinterpret_cast<const void*>(forms.grid), kBlock,
+                       sr::shared_bytes(ks, kRows, forms.n_mod4)),
+        forms_(forms),
+        grid_bytes_(sr::shared_bytes(ks, kRows, forms.n_mod4)) {
+    grid_ = sr::grid_for(m(), n(), kRows, forms_.n_mod4);
     h2d_ms_ += time_on_stream([&] {
       RUNNER_CUDA_CHECK(cudaMemcpyToSymbolAsync(sr::c_weights_reg, p_.weights.data(),
                                                 p_.weights.size() * sizeof(float), 0,
                                                 cudaMemcpyHostToDevice, stream()));
     });
+    const std::optional<Form> pinned = pinned_form();
+    if (forms_.persistent && pinned != Form::grid && prepare_persistent()) {
+      if (pinned) {
+        form_ = *pinned;
+      } else {
+        const std::function<void()> candidates[] = {[this] { launch(Form::grid); },
+                                                    [this] { launch(Form::persistent); }};
+        const cuda::LaunchRanking ranking =
+            cuda::fastest_launch(candidates, stream(), kTimedLaunches);
+        form_ = ranking.fastest == 1 ? Form::persistent : Form::grid;
+        choice_ = fmt_choice(ranking.median_ms[1], ranking.median_ms[0]);
+      }
+    }
   }
 
-  Instance inst_;
-  std::size_t shared_bytes_;
-  dim3 grid_;
+  // The persistent form's launch: two tile buffers' shared memory (false where the device cannot
+  // give a block that much: the grid then runs), a grid of the blocks the GPU holds at once, and
+  // the two tile counters.
+  bool prepare_persistent() {
+    const std::size_t bytes = 2 * grid_bytes_;  // the persistent kernel's pipeline
+    const void* kernel = reinterpret_cast<const void*>(forms_.persistent);
+    try {
+      cuda::require_launchable(kBlock, bytes, kernel);
+    } catch (const PointInvalid&) {
+      return false;
+    }
+    persistent_bytes_ = bytes;
+    persistent_grid_ = sr::persistent_grid(
+        m(), n(), kRows, forms_.n_mod4,
+        cuda::residency(kernel, static_cast<int>(kBlock.threads()), bytes).blocks);
+    counters_ = cuda::DeviceBuffer<unsigned>(2);
+    RUNNER_CUDA_CHECK(cudaMemsetAsync(counters_.data(), 0, 2 * sizeof(unsigned), stream()));
+    return true;
+  }
+
+  static dim3 block() {
+    return dim3(static_cast<unsigned>(kBlock.x), static_cast<unsigned>(kBlock.y));
+  }
+
+  void launch(Form form) {
+    if (form == Form::persistent) {
+      // Launches alternate between the two counters: each zeroes the other's for the next one.
+      unsigned* counter = counters_.data() + launches_ % 2;
+      unsigned* spare = counters_.data() + (launches_ + 1) % 2;
+      ++launches_;
+      forms_.persistent<<<persistent_grid_, block(), persistent_bytes_, stream()>>>(
+          in_.data(), out_.data(), m(), n(), counter, spare);
+    } else {
+      forms_.grid<<<grid_, block(), grid_bytes_, stream()>>>(in_.data(), out_.data(), m(), n());
+    }
+    RUNNER_CUDA_CHECK_LAUNCH();
+  }
+
+  static std::string fmt_choice(double persistent_ms, double grid_ms) {
+    char text[160];
+    std::snprintf(text, sizeof text,
+                  "form timed at set-up (median of %d cold launches each): persistent %.4f ms, "
+                  "grid of whole tiles %.4f ms",
+                  kTimedLaunches, persistent_ms, grid_ms);
+    return text;
+  }
+
+  Forms forms_;
+  std::size_t grid_bytes_;
+  std::size_t persistent_bytes_ = 0;
+  dim3 grid_, persistent_grid_;
+  Form form_ = Form::grid;
+  std::string choice_;                     // how form_ was chosen, where it was timed
   cuda::DeviceBuffer<unsigned> counters_;  // the persistent kernel's tile counters
   std::uint64_t launches_ = 0;
 };

@@ -342,13 +342,13 @@ __global__ void __launch_bounds__(kBlockX* kBlockY, min_blocks(KS, ROWS))
 }
 
 // The persistent, self-scheduling form of the same kernel, for rows of n ≡ NMOD4 (mod 4) floats
-// (persistent_for in conv2d_shared_reg.cu says which run it): a grid of as many blocks as the GPU
-// holds at once (persistent_grid), each taking tiles, numbered row by row, from a counter as it
-// becomes free — as the hardware deals out a grid of whole tiles, so the tiles in flight stay a
-// compact run of rows and a block slowed down takes fewer (blocks that each walked a fixed share
-// of the tiles ran 3 to 15 points behind the grid of whole tiles on an H200). Two tile buffers: a
-// block issues the copies of its next tile before it computes the current one, so its own loads
-// overlap its compute.
+// (conv2d_shared_reg.cu times it against the grid of whole tiles at set-up): a grid of as many
+// blocks as the GPU holds at once (persistent_grid), each taking tiles, numbered row by row, from a
+// counter as it becomes free — as the hardware deals out a grid of whole tiles, so the tiles in
+// flight stay a compact run of rows and a block slowed down takes fewer (blocks that each walked a
+// fixed share of the tiles ran 3 to 15 points behind the grid of whole tiles on an H200). Two tile
+// buffers: a block issues the copies of its next tile before it computes the current one, so its
+// own loads overlap its compute.
 //
 // `counter` is zero at the start; block 0 zeroes `spare`, the next launch's counter, which no
 // block of this launch touches, so nothing is left to do when the last block ends. Shared memory:
