@@ -34,7 +34,7 @@ RUNNER_CUDA_VARIANT(transpose, naive_col, {.axes = {Axis::block}, .description =
 RUNNER_CUDA_VARIANT(transpose, smem, {.axes = {Axis::block}, .description = "shared tile block.x square (block.y <= block.x), no padding: bank conflicts"});
 RUNNER_CUDA_VARIANT(transpose, smem_pad, {.axes = {Axis::block}, .description = "shared tile block.x square padded by one column (block.y <= block.x)"});
 RUNNER_CUDA_VARIANT(transpose, tiled_rows, {.axes = {Axis::block}, .description = "TILE_DIM x BLOCK_ROWS (block [TILE, ROWS], TILE in 8/16/32/64), padded"});
-RUNNER_NVIDIA_VARIANT(transpose, tiled_vec, "the __stwb store intrinsic and 32-lane warps (its swizzle)", {.description = "16-byte vector loads and stores, 4 per thread, fixed 64x64 (float) / 32x32 (double) swizzled tile; where rows are not 16-byte aligned, output segments aligned to 32-byte sectors (path `segments`, one or two tiles a block)"});
+RUNNER_NVIDIA_VARIANT(transpose, tiled_vec, "the __stwb store intrinsic and 32-lane warps (its swizzle)", {.description = "16-byte vector loads and stores, 4 per thread, fixed 64x64 (float) / 32x32 (double) swizzled tile; where rows are not 16-byte aligned, output segments aligned to 32-byte sectors (path `segments`, one or two tiles a block); a side of 32 or fewer, strips of every row or column (path `strips`)"});
 RUNNER_CUDA_VARIANT(transpose, copy, {.axes = {Axis::block}, .description = "grid-stride 16-byte-vector copy of the same bytes: the pct_of_copy ceiling"});
 // clang-format on
 

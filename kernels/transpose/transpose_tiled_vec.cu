@@ -46,9 +46,18 @@
 // (tiled_vec_path), a block moves two tiles stacked along the rows, `segments, 2 tiles a block`,
 // and the extra rows cost half as much.
 //
+// `strips, few rows` / `strips, few columns` (a side of kStripMax elements or fewer: 2 × 1 000 000,
+// 1 000 000 × 3). A square tile of such a matrix holds that many live rows or columns of its
+// kSide: a 2-row matrix kept 3 % of each block busy and ran at 10-20 % of the copy (H100, H200).
+// A block moves a strip instead: all S rows of W consecutive columns (few rows) or all S columns
+// of W consecutive rows (few columns), S · W ≤ kStripElems. On one side of the transpose a strip is
+// one run of S · W consecutive elements, on the other S runs of W, and consecutive threads read
+// and write consecutive elements of both (tiled_vec_strips_kernel).
+//
 // cudaMalloc's 256-byte alignment makes every such vector 16-byte aligned.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -293,53 +302,152 @@ __global__ void __launch_bounds__(VecTile<T>::kThreads)
   }
 }
 
+// The `strips` paths: a side of at most kStripMax elements (S); a block of kStripThreads threads
+// moves a strip of S × W elements, W = kStripElems / S, kStripPerThread a thread, all of a
+// thread's loads issued before its first shared-memory store.
+constexpr int kStripMax = 32, kStripThreads = 256, kStripPerThread = 16;
+constexpr int kStripElems = kStripThreads * kStripPerThread;
+
+// (a, b) = (e / r, e % r) of a thread's linear index e in a strip, advanced by kStripThreads per
+// step without a division (r is a run-time row length).
+struct StripWalk {
+  int a, b, step_a, step_b, r;
+  __device__ StripWalk(int e, int r_)
+      : a(e / r_), b(e % r_), step_a(kStripThreads / r_), step_b(kStripThreads % r_), r(r_) {}
+  __device__ void advance() {
+    a += step_a;
+    b += step_b;
+    if (b >= r) {
+      b -= r;
+      ++a;
+    }
+  }
+};
+
+// Strip `blockIdx.x` of a matrix whose short side S (m where kFewRows, else n) is at most
+// kStripMax: W = `width` positions along the long side, w of them inside the matrix. The shared
+// strip holds row r of the S short-side lines at r · (W + 1): the pad spreads the store phase's
+// reads of consecutive lines over the banks.
+// - Few rows (m = S): input rows 0..S−1, columns first..first+w−1 are S runs of w; output rows
+//   first..first+w−1, each S long, are one run of S · w.
+// - Few columns (n = S): input rows first..first+w−1, each S long, are one run; output rows
+//   0..S−1, columns first..first+w−1 are S runs of w.
+template <typename T, bool kFewRows>
+__global__ void __launch_bounds__(kStripThreads)
+    tiled_vec_strips_kernel(const T* __restrict__ in, T* __restrict__ out, std::int64_t m,
+                            std::int64_t n, unsigned width) {
+  __shared__ T strip[kStripElems + kStripMax];
+  const int W = static_cast<int>(width), pitch = W + 1;
+  const int S = static_cast<int>(kFewRows ? m : n);
+  const std::int64_t first = std::int64_t{blockIdx.x} * W, length = kFewRows ? n : m;
+  const int w = static_cast<int>(length - first < W ? length - first : W);
+  const int t = static_cast<int>(threadIdx.x), count = S * w;
+
+  T v[kStripPerThread];
+  int at[kStripPerThread];  // where v[k] goes in the shared strip
+  if constexpr (kFewRows) {
+    StripWalk p(t, w);  // (row, column − first) of input element e = row · w + column − first
+#pragma unroll
+    for (int k = 0; k < kStripPerThread; ++k) {
+      if (t + k * kStripThreads < count) v[k] = in[p.a * n + first + p.b];
+      at[k] = p.a * pitch + p.b;
+      p.advance();
+    }
+  } else {
+    StripWalk p(t, S);  // (row − first, column) of input element first · S + e
+#pragma unroll
+    for (int k = 0; k < kStripPerThread; ++k) {
+      if (t + k * kStripThreads < count) v[k] = in[first * S + t + k * kStripThreads];
+      at[k] = p.b * pitch + p.a;
+      p.advance();
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < kStripPerThread; ++k)
+    if (t + k * kStripThreads < count) strip[at[k]] = v[k];
+  __syncthreads();
+
+  if constexpr (kFewRows) {
+    StripWalk q(t, S);  // (output row − first, column) of output element first · S + e
+#pragma unroll
+    for (int k = 0; k < kStripPerThread; ++k) {
+      if (t + k * kStripThreads < count)
+        out[first * S + t + k * kStripThreads] = strip[q.b * pitch + q.a];
+      q.advance();
+    }
+  } else {
+    StripWalk q(t, w);  // (output row, column − first) of output element e = row · w + ...
+#pragma unroll
+    for (int k = 0; k < kStripPerThread; ++k) {
+      if (t + k * kStripThreads < count) out[q.a * m + first + q.b] = strip[q.a * pitch + q.b];
+      q.advance();
+    }
+  }
+}
+
 // Alignment of the output segments of the `segments` path: 32 bytes, one sector. The least
 // alignment that makes every write a whole sector is also the cheapest: a segment of kA elements
 // costs kA − 1 extra input rows per tile. On an H200 (docs/performance.md, "Log"), 32-byte
 // segments beat 64 and 128 at every odd size, float and double.
 constexpr int kSegmentAlign = 32;
 
-// The code path of one problem (the record's `path`): its kernel, the input rows a block covers,
-// and how far past m the tile rows must reach (a segment of output row J starts up to kA − 1
-// columns before its tile, so the last tile row ends that much early).
+// The code path of one problem (the record's `path`): its kernel, block size and grid (the last
+// kernel argument: tiles along the columns for the tile paths, the strip width for the strips).
 template <typename T>
 struct TiledVecPath {
   using Kernel = void (*)(const T*, T*, std::int64_t, std::int64_t, unsigned);
   Kernel kernel;
-  std::int64_t block_rows, reach;
+  int threads;
+  TileGrid grid;
   const char* name;
 };
 
-// Input rows (n) on 16-byte boundaries and output rows (m) on 32-byte sector boundaries: aligned.
-// Anything else: segments, two tiles a block (kSide columns × 2·kSide rows) where the matrix
-// still gives every SM two such blocks (they halve the share of the kA − 1 extra rows a tile
-// reads: float 8191² 90 → 92 %, 2047² 95 → 101 % of the copy on an H200), one tile a block below
-// that (1025²: 100 % against 93 % with two, whose 153 blocks leave SMs idle).
+// A side of kStripMax or fewer: strips. Input rows (n) on 16-byte boundaries and output rows (m)
+// on 32-byte sector boundaries: aligned. Anything else: segments, two tiles a block (kSide
+// columns × 2·kSide rows) where the matrix still gives every SM two such blocks (they halve the
+// share of the kA − 1 extra rows a tile reads: float 8191² 90 → 92 %, 2047² 95 → 101 % of the
+// copy on an H200), one tile a block below that (1025²: 100 % against 93 % with two, whose 153
+// blocks leave SMs idle). The segments' tiles reach kA − 1 rows past m (a segment of output row J
+// starts up to kA − 1 columns before its tile, so the last tile row ends that much early).
 template <typename T>
 TiledVecPath<T> tiled_vec_path(const ProblemSize& s, int sm_count) {
   using G = VecTile<T>;
   using One = SegmentTile<T, kSegmentAlign, 1>;
   using Two = SegmentTile<T, kSegmentAlign, 2>;
-  if (s.n % G::kV == 0 && s.m % One::kA == 0) return {&tiled_vec_kernel<T>, G::kSide, 0, "aligned"};
+  if (std::min(s.m, s.n) <= kStripMax) {
+    const bool few_rows = s.m <= s.n;
+    const std::int64_t width = kStripElems / (few_rows ? s.m : s.n);
+    const TileGrid grid = tile_grid(few_rows ? s.n : s.m, width, 1, 1);
+    return few_rows ? TiledVecPath<T>{&tiled_vec_strips_kernel<T, true>,
+                                      kStripThreads,
+                                      {static_cast<unsigned>(width), grid.blocks},
+                                      "strips, few rows"}
+                    : TiledVecPath<T>{&tiled_vec_strips_kernel<T, false>,
+                                      kStripThreads,
+                                      {static_cast<unsigned>(width), grid.blocks},
+                                      "strips, few columns"};
+  }
+  if (s.n % G::kV == 0 && s.m % One::kA == 0)
+    return {&tiled_vec_kernel<T>, G::kThreads, tile_grid(s.n, G::kSide, s.m, G::kSide), "aligned"};
   const std::int64_t reach = One::kA - 1;
-  const std::int64_t tall_blocks = ceil_div(s.n, G::kSide) * ceil_div(s.m + reach, Two::kRows);
-  if (s.m >= 2 * Two::kRows && tall_blocks >= 2 * std::int64_t{sm_count})
-    return {&tiled_vec_segments_kernel<T, kSegmentAlign, 2>, Two::kRows, reach,
+  const TileGrid tall = tile_grid(s.n, G::kSide, s.m + reach, Two::kRows);
+  if (s.m >= 2 * Two::kRows && tall.blocks >= 2 * std::int64_t{sm_count})
+    return {&tiled_vec_segments_kernel<T, kSegmentAlign, 2>, G::kThreads, tall,
             "segments, 2 tiles a block"};
-  return {&tiled_vec_segments_kernel<T, kSegmentAlign, 1>, One::kRows, reach, "segments"};
+  return {&tiled_vec_segments_kernel<T, kSegmentAlign, 1>, G::kThreads,
+          tile_grid(s.n, G::kSide, s.m + reach, One::kRows), "segments"};
 }
 
 template <typename T>
 class TiledVec final : public CudaTranspose<T> {
  public:
-  using G = VecTile<T>;
   TiledVec(const Point& point, std::shared_ptr<const Problem> problem)
       : TiledVec(point, std::move(problem), tiled_vec_path<T>(*point.size, gpu_info().sm_count)) {}
 
   void run() override {
-    this->note_launch(dim3(grid_.blocks), dim3(G::kThreads));
-    path_.kernel<<<grid_.blocks, G::kThreads, 0, this->stream()>>>(
-        this->in_.data(), this->out_.data(), this->m(), this->n(), grid_.tiles_x);
+    this->note_launch(dim3(path_.grid.blocks), dim3(path_.threads));
+    path_.kernel<<<path_.grid.blocks, path_.threads, 0, this->stream()>>>(
+        this->in_.data(), this->out_.data(), this->m(), this->n(), path_.grid.tiles_x);
     RUNNER_CUDA_CHECK_LAUNCH();
   }
 
@@ -354,12 +462,10 @@ class TiledVec final : public CudaTranspose<T> {
   TiledVec(const Point& point, std::shared_ptr<const Problem> problem, TiledVecPath<T> path)
       : CudaTranspose<T>(
             point, std::move(problem),
-            {reinterpret_cast<const void*>(path.kernel), 0, BlockShape{G::kThreads, 1}}),
-        path_(path),
-        grid_(tile_grid(this->n(), G::kSide, this->m() + path_.reach, path_.block_rows)) {}
+            {reinterpret_cast<const void*>(path.kernel), 0, BlockShape{path.threads, 1}}),
+        path_(path) {}
 
   TiledVecPath<T> path_;
-  TileGrid grid_;
 };
 
 }  // namespace

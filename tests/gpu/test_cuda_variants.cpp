@@ -3,6 +3,7 @@
 // not `ok` fails the test with its message.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <optional>
@@ -261,11 +262,13 @@ sweeps:
     EXPECT_TRUE(seen.count(v)) << "variant not exercised: " << v;
 }
 
-// tiled_vec's paths: `aligned` where input rows are whole 16-byte vectors and output rows whole
-// 32-byte sectors, `segments` elsewhere, whose output segments start on sector boundaries
-// anywhere in the tile, with one tile a block or (where the matrix gives every SM two blocks of
-// them) two: every residue of n and m modulo 8, edge tiles of 1 to 63 rows or columns, a single
-// row or column, the first tile's segments that start before the matrix.
+// tiled_vec's paths: `strips` where a side is 32 or fewer (few rows or few columns: a strip of
+// every row or column a block, from one element to a strip longer than the matrix), `aligned`
+// where input rows are whole 16-byte vectors and output rows whole 32-byte sectors, `segments`
+// elsewhere, whose output segments start on sector boundaries anywhere in the tile, with one tile
+// a block or (where the matrix gives every SM two blocks of them) two: every residue of n and m
+// modulo 8, edge tiles of 1 to 63 rows or columns, the first tile's segments that start before
+// the matrix, a short side of 1 to 33.
 TEST_F(CudaVariants, TransposeTiledVecBothPathsAtEveryAlignment) {
   const std::string yaml = std::string("experiment: t\nkernel: transpose\n") + kRepeat + R"(
 sweeps:
@@ -275,7 +278,9 @@ sweeps:
            {m: 128, n: 66}, {m: 257, n: 255}, {m: 1000, n: 333}, {m: 1025, n: 4097}, 2049,
            {m: 68, n: 68}, {m: 1028, n: 1030}, {m: 132, n: 64}, 4098, {m: 15, n: 200},
            {m: 16, n: 200}, {m: 17, n: 200}, {m: 200, n: 17}, {m: 2, n: 100000},
-           {m: 2051, n: 4099}, {m: 4100, n: 1027}, {m: 4103, n: 130}]
+           {m: 2051, n: 4099}, {m: 4100, n: 1027}, {m: 4103, n: 130}, {m: 32, n: 5000},
+           {m: 33, n: 5000}, {m: 5000, n: 32}, {m: 5000, n: 33}, {m: 7, n: 100003},
+           {m: 100003, n: 31}, {m: 2, n: 2048}, {m: 2, n: 2049}, {m: 31, n: 132}, {m: 4, n: 4}]
     dtype: [float, double]
 )";
   const ExperimentSpec spec = parse_config(yaml, "test.yaml");
@@ -288,7 +293,10 @@ sweeps:
     const bool aligned = p.size->n % (16 / element) == 0 && p.size->m % (32 / element) == 0;
     if (p.variant == "tiled_vec") {
       const std::string path = r.value("path", "");
-      if (aligned)
+      if (std::min(p.size->m, p.size->n) <= 32)
+        EXPECT_EQ(path, p.size->m <= p.size->n ? "strips, few rows" : "strips, few columns")
+            << p.key();
+      else if (aligned)
         EXPECT_EQ(path, "aligned") << p.key();
       else
         EXPECT_TRUE(path == "segments" || path == "segments, 2 tiles a block") << p.key() << path;
@@ -298,7 +306,8 @@ sweeps:
   // (On a GPU of up to 280 SMs 2049², 561 blocks of two float tiles, takes two a block; shapes of
   // fewer than 256 rows always take one.)
   if (gpu_info().sm_count <= 280) {
-    EXPECT_EQ(paths, (std::set<std::string>{"aligned", "segments", "segments, 2 tiles a block"}));
+    EXPECT_EQ(paths, (std::set<std::string>{"aligned", "segments", "segments, 2 tiles a block",
+                                            "strips, few rows", "strips, few columns"}));
   }
 }
 
