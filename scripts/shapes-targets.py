@@ -1,0 +1,218 @@
+#!/usr/bin/env python3
+"""The "every size and shape" table of docs/performance.md, with each target judged met or missed.
+
+    scripts/shapes-targets.py RESULTS_DIR [RESULTS_DIR ...]
+
+Reads the records of runs of configs/tuning/transpose-shapes.yaml, conv2d-shapes.yaml and
+gemm-shapes.yaml (any of them; a directory may hold several runs' records) and prints, per tuned
+variant and problem, its figure as a % of the reference of the same problem in the same results:
+
+- transpose: the best own variant (`tiled_vec`, `tiled_rows`, `smem_pad`, best block) against the
+  `copy` kernel, target >= 90 % wherever both sides are >= 1024; `tiled_vec` against cudaMemcpy
+  (the record's pct_peak_bw, from `runner calibrate`) >= 95 % at 8192² and 16384².
+- conv2d `shared_reg`: against the transpose `copy` kernel on the same image (the same bytes read
+  and written): >= 90 % at k = 3, 5, 7 and >= 70 % at k = 9..15 on images from 4096² up;
+  never slower than `naive` (its best block) at any k.
+- gemm `regtile` (float) against cuBLAS SGEMM: >= 95 % at 4096³ and 8192³, >= 90 % wherever
+  m, n, k >= 2048, >= 75 % at 1024³, >= 50 % on deep K (k >= 16 · max(m, n)); `dmma` (double)
+  against cuBLAS DGEMM: >= 85 % at 4096³ and 8192³, >= 60 % at 1024³.
+
+A target is "met" or "missed by X points"; a problem no target covers shows "—". The last
+section counts them. Only records with status ok and verified true count (the others are listed).
+Standard library only: runs under any python3.
+"""
+import json
+import sys
+from collections import defaultdict
+
+
+def load(directory):
+    records = []
+    with open(directory + "/records.jsonl") as f:
+        for line in f:
+            if line.endswith("\n"):  # a torn last line of a killed run is skipped
+                records.append(json.loads(line))
+    return records
+
+
+def fmt_pct(x):
+    return "—" if x is None else f"{x:.1f} %"
+
+
+def size_text(m, n, k=None):
+    if k is not None:
+        return f"{m}³" if m == n == k else f"{m} × {n} × {k}"
+    return f"{m}²" if m == n else f"{m} × {n}"
+
+
+class Verdicts:
+    """Every target judged, for the count at the end."""
+
+    def __init__(self):
+        self.counts = defaultdict(lambda: [0, 0])  # target -> [met, missed]
+
+    def judge(self, target, value, goal):
+        if value is None:
+            return "no figure"
+        met = value >= goal
+        self.counts[target][0 if met else 1] += 1
+        return "met" if met else f"**missed by {goal - value:.1f}**"
+
+
+def best_by(records, key):
+    """The fastest record per key(record) (over block shapes)."""
+    best = {}
+    for r in records:
+        k = key(r)
+        if k not in best or r["time_ms_median"] < best[k]["time_ms_median"]:
+            best[k] = r
+    return best
+
+
+def transpose_section(recs, verdicts):
+    copy = best_by([r for r in recs if r["variant"] == "copy"], lambda r: (r["dtype"], r["m"], r["n"]))
+    own_variants = ("tiled_vec", "tiled_rows", "smem_pad")
+    own = [r for r in recs if r["variant"] in own_variants]
+    if not own:
+        return []
+    per_variant = best_by(own, lambda r: (r["dtype"], r["m"], r["n"], r["variant"]))
+    lines = ["### transpose: best own variant against `copy` (same problem, same run)", "",
+             "| dtype | m × n | `copy` GB/s | `tiled_vec` GB/s | path | `tiled_vec` % | best `tiled_rows` % "
+             "| `smem_pad` % | best own % | target ≥ 90 % (sides ≥ 1024) | `tiled_vec` % of cudaMemcpy |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    problems = sorted({(r["dtype"], r["m"], r["n"]) for r in own}, key=lambda p: (p[0] != "float", p[1] * p[2], p[1]))
+    for dtype, m, n in problems:
+        ref = copy.get((dtype, m, n))
+        pct = {}
+        for v in own_variants:
+            r = per_variant.get((dtype, m, n, v))
+            pct[v] = 100 * r["gbps"] / ref["gbps"] if r and ref and r.get("gbps") and ref.get("gbps") else None
+        known = [p for p in pct.values() if p is not None]
+        best = max(known) if known else None
+        verdict = verdicts.judge("transpose ≥ 90 % of copy", best, 90) if min(m, n) >= 1024 else "—"
+        tv = per_variant.get((dtype, m, n, "tiled_vec"))
+        memcpy = "—"
+        if tv and m == n and m in (8192, 16384):
+            memcpy = f"{fmt_pct(tv.get('pct_peak_bw'))}: " + verdicts.judge(
+                "transpose ≥ 95 % of cudaMemcpy", tv.get("pct_peak_bw"), 95)
+        lines.append(f"| {dtype} | {size_text(m, n)} | {ref['gbps']:.0f} | " if ref else f"| {dtype} | {size_text(m, n)} | — | ")
+        lines[-1] += (f"{tv['gbps']:.0f} | {tv.get('path') or ''} | " if tv else "— | | ") + \
+            f"{fmt_pct(pct['tiled_vec'])} | {fmt_pct(pct['tiled_rows'])} | {fmt_pct(pct['smem_pad'])} | " \
+            f"{fmt_pct(best)} | {verdict} | {memcpy} |"
+    return lines + [""]
+
+
+# "Images from 4096² up (odd sizes included)": as many pixels as 4095², so that the odd sizes next
+# to 4096² (4097 × 4095 has one pixel fewer) count, tall and wide images too.
+CONV2D_MIN_PIXELS = 4095 * 4095
+
+
+def conv2d_section(recs, copy_recs, verdicts):
+    sr = [r for r in recs if r["variant"] == "shared_reg"]
+    if not sr:
+        return []
+    copy = best_by([r for r in copy_recs if r["variant"] == "copy" and r["dtype"] == "float"],
+                   lambda r: (r["m"], r["n"]))
+    naive = best_by([r for r in recs if r["variant"] == "naive"], lambda r: (r["m"], r["n"], r["kernel_size"]))
+    lines = ["### conv2d `shared_reg` against `copy` (the same bytes) and `naive` (same problem, same run)", "",
+             "| image | k | path | `copy` GB/s | `shared_reg` GB/s | TFLOP/s | % of `copy` | target | "
+             "× faster than `naive` | never slower than `naive` |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in sorted(sr, key=lambda r: (r["kernel_size"], r["m"] * r["n"], r["m"])):
+        m, n, ks = r["m"], r["n"], r["kernel_size"]
+        ref = copy.get((m, n))
+        pct = 100 * r["gbps"] / ref["gbps"] if ref and ref.get("gbps") else None
+        target = "—"
+        if m * n >= CONV2D_MIN_PIXELS and ks in (3, 5, 7):
+            target = f"≥ 90 %: " + verdicts.judge("conv2d ≥ 90 % of copy, k = 3, 5, 7", pct, 90)
+        elif m * n >= CONV2D_MIN_PIXELS and 9 <= ks <= 15:
+            target = f"≥ 70 %: " + verdicts.judge("conv2d ≥ 70 % of copy, k = 9..15", pct, 70)
+        nv = naive.get((m, n, ks))
+        faster, never = "—", "—"
+        if nv:
+            ratio = nv["time_ms_median"] / r["time_ms_median"]
+            faster = f"{ratio:.2f} ×"
+            never = verdicts.judge("conv2d never slower than naive", ratio, 1.0).replace("missed by", "slower by")
+        lines.append(f"| {size_text(m, n)} | {ks} | {r.get('path') or ''} | {ref['gbps']:.0f} | " if ref else
+                     f"| {size_text(m, n)} | {ks} | {r.get('path') or ''} | — | ")
+        lines[-1] += f"{r['gbps']:.0f} | {r['gflops'] / 1000:.1f} | {fmt_pct(pct)} | {target} | {faster} | {never} |"
+    return lines + [""]
+
+
+def gemm_targets(dtype, m, n, k):
+    """(target name, goal %) that cover this problem, the strictest first."""
+    cube = m == n == k
+    out = []
+    if dtype == "float":
+        if cube and m in (4096, 8192):
+            out.append(("FP32 gemm ≥ 95 % at 4096³ / 8192³", 95))
+        if min(m, n, k) >= 2048:
+            out.append(("FP32 gemm ≥ 90 % at m, n, k ≥ 2048", 90))
+        if cube and m == 1024:
+            out.append(("FP32 gemm ≥ 75 % at 1024³", 75))
+        if k >= 16 * max(m, n):
+            out.append(("FP32 gemm ≥ 50 % on deep K", 50))
+    elif dtype == "double":
+        if cube and m in (4096, 8192):
+            out.append(("FP64 gemm ≥ 85 % at 4096³ / 8192³", 85))
+        if cube and m == 1024:
+            out.append(("FP64 gemm ≥ 60 % at 1024³", 60))
+    return out
+
+
+def gemm_section(recs, verdicts):
+    own = [r for r in recs if r["variant"] in ("regtile", "dmma")]
+    if not own:
+        return []
+    cublas = best_by([r for r in recs if r["variant"] == "cublas"], lambda r: (r["dtype"], r["m"], r["n"], r["k"]))
+    lines = ["### gemm `regtile` (FP32) and `dmma` (FP64) against cuBLAS (same problem, same run)", "",
+             "| dtype | m × n × k | cuBLAS TFLOP/s (SM MHz) | own | own TFLOP/s (SM MHz) | path | % of cuBLAS | target |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in sorted(own, key=lambda r: (r["dtype"] != "float", r["m"] * r["n"] * r["k"], r["m"], r["n"])):
+        dtype, m, n, k = r["dtype"], r["m"], r["n"], r["k"]
+        ref = cublas.get((dtype, m, n, k))
+        pct = 100 * r["gflops"] / ref["gflops"] if ref and ref.get("gflops") else None
+        verdict = "; ".join(f"≥ {goal} %: " + verdicts.judge(name, pct, goal)
+                            for name, goal in gemm_targets(dtype, m, n, k)) or "—"
+
+        def fig(x):
+            clock = f" ({x['sm_clock_mhz']:.0f})" if x.get("sm_clock_mhz") else ""
+            return f"{x['gflops'] / 1000:.1f}{clock}"
+        lines.append(f"| {dtype} | {size_text(m, n, k)} | {fig(ref) if ref else '—'} | `{r['variant']}` | {fig(r)} | "
+                     f"{r.get('path') or ''} | {fmt_pct(pct)} | {verdict} |")
+    return lines + [""]
+
+
+def main(dirs):
+    records = [r for d in dirs for r in load(d)]
+    usable = [r for r in records if r.get("status") == "ok" and r.get("verified") is True
+              and r.get("backend") in ("cuda", "hip")]
+    by_kernel = defaultdict(list)
+    for r in usable:
+        by_kernel[r["kernel"]].append(r)
+    verdicts = Verdicts()
+    out = []
+    gpus = sorted({r["gpu"] for r in usable if r.get("gpu")})
+    out.append(f"GPU: {', '.join(gpus) or '(none recorded)'}; {len(usable)} verified points of {len(records)} records.")
+    out.append("")
+    out += transpose_section(by_kernel["transpose"], verdicts)
+    out += conv2d_section(by_kernel["conv2d"], by_kernel["transpose"], verdicts)
+    out += gemm_section(by_kernel["gemm"], verdicts)
+    out += ["### Targets", "", "| target | met | missed |", "|---|---|---|"]
+    out += [f"| {name} | {met} | {missed} |" for name, (met, missed) in verdicts.counts.items()]
+    others = [r for r in records if not (r.get("status") == "ok" and r.get("verified") is True)
+              and r.get("backend") in ("cuda", "hip")]
+    if others:
+        out += ["", "Not counted (not ok or not verified):", ""]
+        out += [f"- {r['kernel']} {r['variant']} {r.get('dtype')} {r.get('m')} × {r.get('n')}"
+                f"{' × ' + str(r['k']) if r.get('k') else ''}{' k = ' + str(r['kernel_size']) if r.get('kernel_size') else ''}: "
+                f"{r.get('status')} {r.get('message') or ''}" for r in others]
+    print("\n".join(out))
+    return 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
+        sys.exit(2)
+    sys.exit(main(sys.argv[1:]))
