@@ -97,14 +97,14 @@ constexpr int kRows = 4;
 // each (docs/performance.md):
 // - rows of whole 32-byte sectors (n % 8 == 0), ks = 3 to 9: persistent ahead on both an H100 and
 //   an H200, by 5 to 11 points at ks = 3 and 5 from 4096² up (H100 8192²: 101 against 93 %);
-// - other rows, ks = 3 and 5: the grid ahead on both, by up to 3 (H100) and 6 points (H200);
+// - other rows, ks = 3 and 5: the grid ahead on both, by up to 4 (H100) and 6 points (H200);
 // - other rows, ks = 7: the grid ahead on the H100 (8191 × 8193: 93 against 89 %), persistent
 //   ahead on the H200 (76 against 72.5 %): at the H100's lower memory bandwidth the kernel is
 //   bound by memory there, by instruction issue on the H200;
 // - other rows, ks = 9: within 2 points, persistent ahead on the H100, the grid on the H200.
 // From ks = 11 the kernel is bound by its FFMAs, and the persistent kernel's second tile buffer
 // costs resident blocks (4 an SM against the grid's 5 in that run): it ran 2 to 8 % slower than the
-// grid at ks = 11 to 15 on 2048² to 16384² on the H200, so it is not compiled there.
+// grid at ks = 11 to 15 on 2048² to 16384² on the H200, so it is not compiled beyond ks = 9.
 // RUNNER_CONV2D_FORM=grid or =persistent pins the form instead (where both exist): for A/B
 // studies, and for runs that must launch the same code on every machine.
 constexpr int kMaxPersistent = 9;  // the widest filter the persistent kernel is compiled for
