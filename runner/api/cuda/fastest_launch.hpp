@@ -22,7 +22,8 @@ struct LaunchRanking {
 // each launch after an L2 flush (flush_l2: the cold state the runner's samples start from) and
 // timed alone with CUDA events on `stream`. The fastest is the lowest median; a tie goes to the
 // first. Each candidate enqueues its whole work on `stream` and leaves the output to be
-// poisoned again before the samples, as every run does.
+// poisoned again before the samples, as every run does. A single candidate is not run: it is the
+// fastest, its median left 0.
 LaunchRanking fastest_launch(std::span<const std::function<void()>> candidates, cudaStream_t stream,
                              int rounds = 5);
 
