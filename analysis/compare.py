@@ -300,6 +300,7 @@ def _list(rows: pd.DataFrame, what: str, limit: int = 20) -> None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(
+        prog="runner compare",
         description="Compare the timings of two runner result directories (A, then B), or "
                     "check one against per-point references; exit 1 when the gate fails.")
     ap.add_argument("dirs", nargs="+", metavar="DIR",

@@ -155,7 +155,8 @@ def add_figures(doc: Doc, df: pd.DataFrame, out_dir: str, info: RunInfo) -> None
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description="Figures and tables from a runner results directory.")
+    ap = argparse.ArgumentParser(prog="runner report",
+                                 description="Figures and tables from a runner results directory.")
     ap.add_argument("results_dir", help="directory with records.csv / records.jsonl / manifest.json")
     ap.add_argument("--out", help="output directory (default RESULTS_DIR/report)")
     args = ap.parse_args(argv)

@@ -25,8 +25,23 @@ import pandas as pd
 # The column table: every column of records.csv and records.jsonl, in order, with its type. One
 # file holds it for the runner and for this module (the runner compiles it in; `runner columns`
 # prints it).
-COLUMNS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "runner",
-                            "results", "columns.json")
+# An installed runner keeps it beside analysis/ (PREFIX/share/runner/columns.json); the source
+# tree in runner/results/. RUNNER_COLUMNS_FILE names another.
+def _columns_file() -> str:
+    here = os.path.dirname(os.path.abspath(__file__))
+    candidates = [os.environ.get("RUNNER_COLUMNS_FILE", ""),
+                  os.path.join(here, os.pardir, "columns.json"),
+                  os.path.join(here, os.pardir, "runner", "results", "columns.json")]
+    for path in candidates:
+        if path and os.path.isfile(path):
+            return path
+    print("error: the runner's column table is missing: looked for "
+          + " and ".join(os.path.normpath(p) for p in candidates[1:])
+          + " (set RUNNER_COLUMNS_FILE, or install the runner again)", file=sys.stderr)
+    sys.exit(2)
+
+
+COLUMNS_FILE = _columns_file()
 with open(COLUMNS_FILE, encoding="utf-8") as _fh:
     COLUMN_TABLE = json.load(_fh)
 

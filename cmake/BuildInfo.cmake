@@ -16,6 +16,7 @@ add_custom_target(runner_build_info
     -DHIP_COMPILER=${RUNNER_HIP_COMPILER_TEXT}
     -DHIP_ARCHITECTURES=${runner_hip_archs}
     -DBUILD_TYPE=${CMAKE_BUILD_TYPE}
+    -DTOOLCHAIN_FILE=${CMAKE_BINARY_DIR}/generated/plugin_toolchain_data.cpp
     -P ${CMAKE_SOURCE_DIR}/cmake/WriteBuildInfo.cmake
   BYPRODUCTS ${RUNNER_BUILD_INFO_CPP}
   COMMENT "Recording git revision"

@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <utility>
 
 namespace runner {
 
-bool VariantInfo::uses(Axis a) const { return std::find(axes.begin(), axes.end(), a) != axes.end(); }
+bool VariantInfo::uses(Axis a) const {
+  return std::find(axes.begin(), axes.end(), a) != axes.end();
+}
 
 const VariantInfo* KernelInfo::find_variant(std::string_view variant_name) const {
   for (const auto& v : variants)
@@ -13,7 +16,9 @@ const VariantInfo* KernelInfo::find_variant(std::string_view variant_name) const
   return nullptr;
 }
 
-bool KernelInfo::uses(Axis a) const { return std::find(axes.begin(), axes.end(), a) != axes.end(); }
+bool KernelInfo::uses(Axis a) const {
+  return std::find(axes.begin(), axes.end(), a) != axes.end();
+}
 
 MeasureMode KernelInfo::measure_mode() const {
   if (default_measure) return *default_measure;
@@ -39,11 +44,32 @@ void fill_unavailable_reason(VariantInfo& v) {
 
 }  // namespace
 
+void Registry::clash(const std::string& what) const {
+  if (loading_plugin_.empty()) throw std::logic_error(what);
+  loaded_.problems.push_back(what);
+}
+
+namespace {
+
+std::string origin(const std::string& plugin) {
+  return plugin.empty() ? "built in" : "from " + plugin;
+}
+
+}  // namespace
+
 void Registry::add(KernelInfo kernel) {
   settle();
+  kernel.plugin = loading_plugin_;
   for (const auto& k : kernels_)
-    if (k.name == kernel.name) throw std::logic_error("kernel registered twice: " + kernel.name);
-  for (auto& v : kernel.variants) fill_unavailable_reason(v);
+    if (k.name == kernel.name)
+      return clash("kernel " + kernel.name + " registered twice (" + origin(k.plugin) + " and " +
+                   origin(kernel.plugin) + ")");
+  for (auto& v : kernel.variants) {
+    fill_unavailable_reason(v);
+    v.plugin = loading_plugin_;
+    if (!loading_plugin_.empty()) loaded_.variants.push_back(kernel.name + "/" + v.name);
+  }
+  if (!loading_plugin_.empty()) loaded_.kernels.push_back(kernel.name);
   // Keep a stable, alphabetical order so `runner list` and expansion do not depend on link order.
   auto at = std::lower_bound(kernels_.begin(), kernels_.end(), kernel.name,
                              [](const KernelInfo& k, const std::string& n) { return k.name < n; });
@@ -52,6 +78,7 @@ void Registry::add(KernelInfo kernel) {
 
 void Registry::add_variant(std::string kernel, VariantInfo variant) {
   fill_unavailable_reason(variant);
+  variant.plugin = loading_plugin_;
   pending_.emplace_back(std::move(kernel), std::move(variant));
 }
 
@@ -69,11 +96,40 @@ void Registry::settle() const {
       waiting.emplace_back(std::move(kernel), std::move(variant));
       continue;
     }
-    if (it->find_variant(variant.name))
-      throw std::logic_error("variant " + kernel + "/" + variant.name + " registered twice");
+    if (const VariantInfo* taken = it->find_variant(variant.name)) {
+      clash("variant " + kernel + "/" + variant.name + " registered twice (" +
+            origin(taken->plugin) + " and " + origin(variant.plugin) + ")");
+      continue;
+    }
+    if (!variant.plugin.empty() && variant.plugin == loading_plugin_)
+      loaded_.variants.push_back(kernel + "/" + variant.name);
     it->variants.push_back(std::move(variant));
   }
   pending_ = std::move(waiting);
+}
+
+void Registry::begin_plugin(std::string label) {
+  settle();
+  loading_plugin_ = std::move(label);
+  loaded_ = {};
+}
+
+Registry::PluginRegistrations Registry::end_plugin() {
+  settle();
+  // A variant of a family the plugin has not registered (yet) waits like any other: counted as
+  // the plugin's all the same.
+  for (const auto& [kernel, variant] : pending_)
+    if (variant.plugin == loading_plugin_) loaded_.variants.push_back(kernel + "/" + variant.name);
+  loading_plugin_.clear();
+  return std::exchange(loaded_, {});
+}
+
+std::vector<std::tuple<std::string, std::string, std::string>> Registry::orphan_variants() const {
+  settle();
+  std::vector<std::tuple<std::string, std::string, std::string>> orphans;
+  for (const auto& [kernel, variant] : pending_)
+    orphans.emplace_back(kernel, variant.name, variant.plugin);
+  return orphans;
 }
 
 const std::vector<KernelInfo>& Registry::kernels() const {
@@ -91,8 +147,9 @@ const KernelInfo* Registry::find(std::string_view kernel) const {
 }
 
 std::vector<std::string> Registry::kernel_names() const {
+  settle();  // not kernels(): the names are known while a variant still waits for its family
   std::vector<std::string> names;
-  for (const auto& k : kernels()) names.push_back(k.name);
+  for (const auto& k : kernels_) names.push_back(k.name);
   return names;
 }
 

@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "runner/api/axis.hpp"
@@ -39,11 +40,15 @@ struct VariantInfo {
   // Null when the variant was not compiled into this binary (a CUDA variant in a CPU-only build).
   WorkloadFactory factory;
   std::string unavailable_reason;
+  // The plugin that registered it ("my_tile.cu@1a2b3c4d": file name and short content hash, the
+  // records' `plugin` column); empty for the variants built into the binary.
+  std::string plugin;
 
   bool uses(Axis a) const;
 };
 
-// A kernel family and its variants, registered declaratively from kernels/<family>/*_registration.cpp.
+// A kernel family and its variants, registered declaratively from
+// kernels/<family>/*_registration.cpp.
 struct KernelInfo {
   std::string name;
   std::string description;
@@ -60,9 +65,12 @@ struct KernelInfo {
   // The variant every other of the same backend is compared with (`pct_of_<name>` column), if any.
   std::string ceiling_variant;
   // How its points are measured when the config has no `measure:` key: cold for memory-bound
-  // kernels, hot for compute-bound ones (runner/api/measure_mode.hpp). Unset: measure_mode() decides.
+  // kernels, hot for compute-bound ones (runner/api/measure_mode.hpp). Unset: measure_mode()
+  // decides.
   std::optional<MeasureMode> default_measure;
   std::vector<VariantInfo> variants;
+  // The plugin that brought the family (VariantInfo::plugin); empty for the built-in ones.
+  std::string plugin;
 
   const VariantInfo* find_variant(std::string_view name) const;
   bool uses(Axis a) const;
@@ -83,12 +91,29 @@ class Registry {
   const std::vector<KernelInfo>& kernels() const;
   std::vector<std::string> kernel_names() const;
 
+  // Plugins (runner/plugin/): what registers between begin_plugin and end_plugin (the plugin's
+  // static initialisers, run by dlopen) is the plugin's, labelled with it. A name already taken
+  // is not added and throws nothing there (an exception would end the process inside dlopen): it
+  // is one of the problems end_plugin returns.
+  struct PluginRegistrations {
+    std::vector<std::string> kernels;   // families it brought
+    std::vector<std::string> variants;  // kernel/variant, of any family
+    std::vector<std::string> problems;  // names it took twice or took from another
+  };
+  void begin_plugin(std::string label);
+  PluginRegistrations end_plugin();
+  // Variants waiting for a family nobody registered: (kernel, variant, plugin) each.
+  std::vector<std::tuple<std::string, std::string, std::string>> orphan_variants() const;
+
  private:
-  // Attaches the variants registered so far to their kernels; std::logic_error for a variant of
-  // a kernel that does not exist, or a name used twice.
+  // Attaches the variants registered so far to their kernels; std::logic_error for a name used
+  // twice (a problem of the plugin being loaded, in plugin mode).
   void settle() const;
+  void clash(const std::string& what) const;
   mutable std::vector<KernelInfo> kernels_;
   mutable std::vector<std::pair<std::string, VariantInfo>> pending_;
+  std::string loading_plugin_;  // the plugin being loaded, between begin_plugin and end_plugin
+  mutable PluginRegistrations loaded_;
 };
 
 // Declares a kernel at static-initialisation time: `RUNNER_REGISTER_KERNEL(make_gemm_kernel);`
@@ -97,8 +122,10 @@ class Registry {
 struct KernelRegistration {
   explicit KernelRegistration(KernelInfo (*make)()) { Registry::instance().add(make()); }
 };
-#define RUNNER_REGISTER_KERNEL(make_fn) \
-  static const ::runner::KernelRegistration runner_registration_##make_fn{&make_fn}
+#define RUNNER_REGISTER_KERNEL(make_fn)                                     \
+  static const ::runner::KernelRegistration runner_registration_##make_fn { \
+    &make_fn                                                                \
+  }
 
 // One variant, as a line of its family's registration file
 // (kernels/<family>/<family>_registration.cpp):

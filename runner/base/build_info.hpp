@@ -10,4 +10,7 @@ extern const char* const kCudaArchitectures;
 extern const char* const kHipCompiler;       // empty outside HIP builds
 extern const char* const kHipArchitectures;  // gfx906,gfx90a; empty outside HIP builds
 extern const char* const kBuildType;
+// What a plugin compiled for this binary depends on: headers, compilers, flags (16 hex digits;
+// cmake/WriteBuildInfo.cmake).
+extern const char* const kPluginAbi;
 }  // namespace runner::build_info

@@ -1,40 +1,107 @@
-#include <sys/wait.h>
+// `runner report` and `runner compare`: the Python of share/runner/analysis/, run by the first
+// Python that has what it needs.
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <optional>
+#include <set>
+#include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "runner/base/child_command.hpp"
+#include "runner/base/errors.hpp"
+#include "runner/base/exit_codes.hpp"
+#include "runner/base/install_layout.hpp"
 #include "runner/cli/commands.hpp"
 
 namespace runner::cli {
 
 namespace {
-// analysis/ next to the binary's source tree (a build), or RUNNER_ANALYSIS_DIR.
-std::filesystem::path analysis_dir() {
-  if (const char* dir = std::getenv("RUNNER_ANALYSIS_DIR")) return dir;
-  std::error_code ec;
-  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec)
-    for (auto dir = exe.parent_path(); !dir.empty() && dir != dir.root_path(); dir = dir.parent_path())
-      if (std::filesystem::exists(dir / "analysis" / "report.py")) return dir / "analysis";
-  return std::filesystem::path(RUNNER_SOURCE_DIR) / "analysis";
+
+namespace fs = std::filesystem;
+
+// share/runner/analysis of the installed runner, or RUNNER_ANALYSIS_DIR.
+fs::path analysis_dir() {
+  if (const char* dir = std::getenv("RUNNER_ANALYSIS_DIR"); dir && *dir) return dir;
+  return install::share_path("analysis");
 }
+
+// The modules report.py and compare.py import beyond the standard library.
+constexpr const char* kModules = "pandas, matplotlib";
+
+// Nothing when `python -c 'import pandas, matplotlib'` succeeds; else the last line of its error.
+std::optional<std::string> missing_modules(const std::string& python) {
+  CommandOutput r;
+  try {
+    r = run_child_command({python, "-c", fmt::format("import {}", kModules)}, 60);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  if (r.exit_code == 0) return std::nullopt;
+  std::string err = r.err;
+  while (!err.empty() && (err.back() == '\n' || err.back() == ' ')) err.pop_back();
+  const auto nl = err.rfind('\n');
+  return err.empty() ? fmt::format("exit {}", r.exit_code)
+                     : err.substr(nl == std::string::npos ? 0 : nl + 1);
+}
+
+// The Python that runs analysis/: $RUNNER_PYTHON when set (used as it is), else the first
+// `python3` on PATH that imports pandas and matplotlib (a module's or a virtualenv's, as users
+// expect), else the system's /usr/bin/python3 if it does. UsageError naming each candidate and
+// what it lacks when none does.
+std::string analysis_python() {
+  if (const char* chosen = std::getenv("RUNNER_PYTHON"); chosen && *chosen) return chosen;
+  std::vector<std::string> candidates;
+  std::set<std::string> seen;
+  if (const char* path = std::getenv("PATH")) {
+    std::stringstream dirs(path);
+    for (std::string dir; std::getline(dirs, dir, ':');) {
+      if (dir.empty()) continue;
+      const fs::path candidate = fs::path(dir) / "python3";
+      std::error_code ec;
+      if (::access(candidate.c_str(), X_OK) != 0) continue;
+      const std::string real = fs::weakly_canonical(candidate, ec).string();
+      if (seen.insert(ec ? candidate.string() : real).second)
+        candidates.push_back(candidate.string());
+    }
+  }
+  if (std::error_code ec; fs::exists("/usr/bin/python3", ec) &&
+                          seen.insert(fs::weakly_canonical("/usr/bin/python3", ec)).second)
+    candidates.push_back("/usr/bin/python3");
+  std::vector<std::string> why;
+  for (const auto& python : candidates) {
+    const auto missing = missing_modules(python);
+    if (!missing) return python;
+    why.push_back(fmt::format("{}: {}", python, *missing));
+  }
+  throw UsageError(fmt::format(
+      "runner report and compare need Python 3 with {}, and no python3 found has them ({}). "
+      "Install them (Debian/Ubuntu: apt-get install python3-pandas python3-matplotlib; or load "
+      "your site's Python module, or activate a virtualenv that has them), or set RUNNER_PYTHON "
+      "to a Python that has them",
+      kModules, why.empty() ? "no python3 on PATH" : fmt::format("{}", fmt::join(why, "; "))));
+}
+
 }  // namespace
 
 int exec_analysis(const std::string& script, const std::vector<std::string>& args) {
-  const auto path = analysis_dir() / script;
-  // The system Python carries Debian's pandas and matplotlib; a python3 earlier on PATH may not.
-  const char* python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  const fs::path path = analysis_dir() / script;
+  if (std::error_code ec; !fs::exists(path, ec))
+    throw UsageError(
+        fmt::format("the runner's file {} is missing (install the runner again)", path.string()));
+  const std::string python = analysis_python();
   std::vector<std::string> words = {python, path.string()};
   words.insert(words.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (auto& w : words) argv.push_back(w.data());
   argv.push_back(nullptr);
-  execvp(python, argv.data());
+  execvp(python.c_str(), argv.data());
   fmt::print(stderr, "error: cannot run {}: {}\n", python, std::strerror(errno));
-  return 1;
+  return exit_code::kRefused;
 }
 
 }  // namespace runner::cli

@@ -2,6 +2,8 @@
 #include <string>
 #include <vector>
 
+#include "runner/plugin/plugin_library.hpp"
+
 namespace CLI {
 class App;
 }
@@ -18,18 +20,27 @@ struct CalibrateArguments {
   bool gpu_only = false, cpu_only = false;
 };
 
-// `runner calibrate`: measures the ceilings of this machine (runner/measure/calibration.hpp), writes one
-// file per device into the calibration folder and prints them; returns the exit code.
+// `runner calibrate`: measures the ceilings of this machine (runner/measure/calibration.hpp),
+// writes one file per device into the calibration folder and prints them; returns the exit code.
 int calibrate_command(const CalibrateArguments& args);
 
 // `runner CONFIG`: expands, runs and records a matrix; returns the exit code.
 int run_command(const RunArguments& args);
 
+// `runner list [--plugin FILE...]`: every kernel and variant, or those the plugins register.
+int list_command(const std::vector<std::string>& plugin_files);
+
+// `runner plugin build FILE...`: builds plugins into the cache ahead of a run (on a login node),
+// loads each to check it, and prints what it registers. `runner plugin abi`: this build's stamp.
+int plugin_build_command(const std::vector<std::string>& files);
+int plugin_abi_command();
+
+// Builds and loads plugin files named on the command line (runner/plugin/); UsageError naming the
+// file when one cannot be used.
+std::vector<plugin::LoadedPlugin> load_plugin_files(const std::vector<std::string>& files);
+
 // `runner validate CONFIG`: checks a config and prints its number of points.
 int validate_command(const std::string& config);
-
-// `runner list`: every kernel and variant, and whether it can run here.
-int list_command();
 
 // `runner columns [--format md|csv|json]`: the column table (runner/results/columns.hpp).
 int columns_command(const std::string& format);

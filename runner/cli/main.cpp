@@ -20,6 +20,7 @@
 #include "runner/base/build_info.hpp"
 #include "runner/base/errors.hpp"
 #include "runner/base/exit_codes.hpp"
+#include "runner/base/install_layout.hpp"
 #include "runner/base/interrupt.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/cli/process_setup.hpp"
@@ -38,11 +39,12 @@ namespace {
 
 std::string version_text() {
   return fmt::format(
-      "runner {} (git {}, {}, CUDA {})", build_info::kVersion, build_info::kGitRevision,
+      "runner {} (git {}, {}, CUDA {})\nprefix: {}", build_info::kVersion, build_info::kGitRevision,
       build_info::kCxxCompiler,
       std::string(build_info::kCudaCompiler).find_first_not_of(' ') == std::string::npos
           ? "off"
-          : fmt::format("{} for sm {}", build_info::kCudaCompiler, build_info::kCudaArchitectures));
+          : fmt::format("{} for sm {}", build_info::kCudaCompiler, build_info::kCudaArchitectures),
+      install::describe_prefix());
 }
 
 }  // namespace
@@ -58,16 +60,22 @@ int main(int argc, char** argv) {
 
   // `runner CONFIG ...` is `runner run CONFIG ...`: insert the subcommand when the first word is
   // not one, so CLI11 sees a single grammar.
-  static const std::set<std::string> kCommands = {"run",     "validate",  "list",   "columns",
-                                                  "report",  "compare",   "submit", "status",
-                                                  "collect", "calibrate", "cancel", "schema"};
+  static const std::set<std::string> kCommands = {
+      "run",    "validate", "list",      "columns", "report", "compare", "submit",
+      "status", "collect",  "calibrate", "cancel",  "schema", "plugin"};
   std::vector<std::string> words(argv + 1, argv + argc);
   // `report` and `compare` belong to analysis/*.py, whose own parser knows their options: every
   // word after the subcommand goes there as written. Through CLI11 the option names it does not
   // know (--out, --floor) were dropped and `--out=X` ignored.
-  if (!words.empty() && (words[0] == "report" || words[0] == "compare"))
-    return exec_analysis(words[0] + ".py",
-                         std::vector<std::string>(words.begin() + 1, words.end()));
+  if (!words.empty() && (words[0] == "report" || words[0] == "compare")) {
+    try {
+      return exec_analysis(words[0] + ".py",
+                           std::vector<std::string>(words.begin() + 1, words.end()));
+    } catch (const UsageError& e) {
+      fmt::print(stderr, "error: {}\n", e.what());
+      return exit_code::kUsage;
+    }
+  }
   if (!words.empty() && words[0][0] != '-' && !kCommands.count(words[0])) {
     // A first word that is neither a command nor a file is a mistyped command more often than a
     // missing config: say so, with the closest command.
@@ -90,7 +98,7 @@ int main(int argc, char** argv) {
       "a "
       "reference, times it, and writes records.jsonl, records.csv and manifest.json",
       "runner"};
-  app.set_version_flag("--version", version_text());
+  app.set_version_flag("-V,--version", version_text());
   app.require_subcommand(0, 1);
 
   RunArguments run_args;
@@ -127,8 +135,22 @@ int main(int argc, char** argv) {
   auto* validate = app.add_subcommand("validate", "Check a config and print its number of points");
   validate->add_option("config", validate_config, "Experiment config (YAML)")->required();
 
+  std::vector<std::string> list_plugins;
   auto* list =
       app.add_subcommand("list", "List kernels and variants, and whether each can run here");
+  list->add_option("--plugin", list_plugins,
+                   "List only what these plugin files (.cu, .cpp, .so) register");
+
+  std::vector<std::string> plugin_files;
+  auto* plugin = app.add_subcommand(
+      "plugin", "Your own kernels as plugins (docs/own-kernel.md): build them ahead of a run");
+  plugin->require_subcommand(1);
+  auto* plugin_build = plugin->add_subcommand(
+      "build", "Compile plugin sources into the cache (as a run would) and load each to check it");
+  plugin_build->add_option("files", plugin_files, "Plugin sources (.cu, .cpp) or libraries (.so)")
+      ->required();
+  auto* plugin_abi = plugin->add_subcommand(
+      "abi", "Print the stamp of this build that plugins must carry (runner_add_plugin uses it)");
 
   std::string columns_format = "md";
   auto* columns = app.add_subcommand(
@@ -178,7 +200,9 @@ int main(int argc, char** argv) {
       return calibrate_command(calibrate_args);
     }
     if (*validate) return validate_command(validate_config);
-    if (*list) return list_command();
+    if (*list) return list_command(list_plugins);
+    if (*plugin_build) return plugin_build_command(plugin_files);
+    if (*plugin_abi) return plugin_abi_command();
     if (*columns) return columns_command(columns_format);
     if (*schema) return schema_command(schema_out);
     if (const int code = run_slurm_command(app); code >= 0) return code;
@@ -186,6 +210,7 @@ int main(int argc, char** argv) {
     return exit_code::kUsage;
   } catch (const ConfigError& e) {
     fmt::print(stderr, "{}\n", e.located());
+    if (!e.details().empty()) fmt::print(stderr, "{}\n", e.details());
     return exit_code::kUsage;
   } catch (const CLI::ValidationError& e) {
     fmt::print(stderr, "error: {}\n", e.what());

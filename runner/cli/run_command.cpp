@@ -6,15 +6,16 @@
 #include <optional>
 #include <sstream>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
 
 #include "runner/api/registry.hpp"
 #include "runner/base/errors.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/measure/calibration.hpp"
 #include "runner/measure/environment.hpp"
+#include "runner/plugin/plugins.hpp"
 #include "runner/run/experiment.hpp"
 #include "runner/run/output_dir.hpp"
 #include "runner/spec/config.hpp"
@@ -32,8 +33,8 @@ std::optional<ShardSpec> parse_shard(const std::string& text) {
   ShardSpec s;
   char slash = 0;
   std::istringstream in(text);
-  if (!(in >> s.index >> slash >> s.count) || slash != '/' || !in.eof() || s.count < 1 || s.index < 0 ||
-      s.index >= s.count)
+  if (!(in >> s.index >> slash >> s.count) || slash != '/' || !in.eof() || s.count < 1 ||
+      s.index < 0 || s.index >= s.count)
     return std::nullopt;
   return s;
 }
@@ -42,18 +43,22 @@ std::optional<ShardSpec> parse_shard(const std::string& text) {
 
 int run_command(const RunArguments& args) {
   const ExperimentSpec spec = load_config(args.config);
+  const auto plugins = plugin::load_plugins(spec, Registry::instance(), {.quiet = args.quiet});
   const std::vector<Point> all_points = expand(spec, Registry::instance());
   std::vector<Point> points = all_points;
   std::string stem = "records", shard_label;
   if (!args.shard.empty()) {
     const auto s = parse_shard(args.shard);
-    if (!s) throw CLI::ValidationError("--shard", "expected I/N with 0 <= I < N, got '" + args.shard + "'");
+    if (!s)
+      throw CLI::ValidationError("--shard",
+                                 "expected I/N with 0 <= I < N, got '" + args.shard + "'");
     points = shard(all_points, s->index, s->count, Registry::instance());
     stem = fmt::format("shards/{}", s->index);
     shard_label = args.shard;
   }
   if (args.dry_run) {
-    for (const auto& p : points) fmt::print("{}  {}{}\n", p.id(), p.key(), p.is_baseline ? "  (baseline)" : "");
+    for (const auto& p : points)
+      fmt::print("{}  {}{}\n", p.id(), p.key(), p.is_baseline ? "  (baseline)" : "");
     fmt::print("{} points\n", points.size());
     return 0;
   }
@@ -68,7 +73,8 @@ int run_command(const RunArguments& args) {
   }
   // A shard of a submitted run always gets --resume (jobs/shard.sbatch: a requeued shard must
   // keep its records), so a shard without files yet is the normal first start, not news.
-  if (args.resume && shard_label.empty() && !std::filesystem::exists(options.out_dir / (stem + ".jsonl")))
+  if (args.resume && shard_label.empty() &&
+      !std::filesystem::exists(options.out_dir / (stem + ".jsonl")))
     spdlog::warn("--resume: {} holds no records yet; starting afresh", options.out_dir.string());
   options.stem = stem;
   options.shard_label = shard_label;
@@ -77,9 +83,11 @@ int run_command(const RunArguments& args) {
   options.progress = args.quiet              ? Progress::Mode::off
                      : isatty(STDERR_FILENO) ? Progress::Mode::terminal
                                              : Progress::Mode::log;
-  options.calibration_dir =
-      args.calibration_dir.empty() ? default_calibration_dir() : std::filesystem::path(args.calibration_dir);
+  options.calibration_dir = args.calibration_dir.empty()
+                                ? default_calibration_dir()
+                                : std::filesystem::path(args.calibration_dir);
   options.calibrate = !args.no_calibrate;
+  options.plugins = plugin::plugins_manifest(plugins);
   spdlog::info("{}: {} points{} -> {}", spec.experiment, points.size(),
                shard_label.empty() ? "" : " in shard " + shard_label, options.out_dir.string());
   return run_experiment(spec, all_points, points, Registry::instance(), options);

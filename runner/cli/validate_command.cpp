@@ -4,6 +4,7 @@
 #include "runner/api/gpu/runtime_name.hpp"
 #include "runner/api/registry.hpp"
 #include "runner/cli/commands.hpp"
+#include "runner/plugin/plugins.hpp"
 #include "runner/spec/config.hpp"
 #include "runner/spec/matrix.hpp"
 
@@ -11,6 +12,7 @@ namespace runner::cli {
 
 int validate_command(const std::string& config) {
   const ExperimentSpec spec = load_config(config);
+  plugin::load_plugins(spec, Registry::instance());
   const std::vector<Point> points = expand(spec, Registry::instance());
   std::size_t gpu = 0;
   for (const auto& p : points) {

@@ -13,6 +13,7 @@
 
 #include "runner/api/gpu_info.hpp"
 #include "runner/base/build_info.hpp"
+#include "runner/base/install_layout.hpp"
 #include "runner/measure/device_monitor.hpp"
 
 namespace runner {
@@ -74,6 +75,8 @@ nlohmann::json Environment::to_json() const {
       {"gpu_clock_monitor", gpu_monitor() ? "nvml" : gpu_monitor_unavailable_reason()},
       {"runner_version", build_info::kVersion},
       {"git_revision", build_info::kGitRevision},
+      {"runner_prefix", install::describe_prefix()},
+      {"runner_binary", install::executable().string()},
       {"cxx_compiler", build_info::kCxxCompiler},
       {"cuda_compiler", build_info::kCudaCompiler},
       {"cuda_architectures", build_info::kCudaArchitectures},

@@ -123,8 +123,10 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
   const bool records_exist =
       std::filesystem::exists(jsonl, ec) && std::filesystem::file_size(jsonl, ec) > 0;
   RunIdentity identity = identity_of(spec.text);
-  if (claim.had_results)
+  if (claim.had_results) {
     check_resume_compatible(manifest.path(), identity, records_exist, options.force_mix);
+    check_plugins_unchanged(manifest.path(), options.plugins, options.force_mix);
+  }
   std::optional<PreviousRecords> previous;
   if (claim.had_results) previous = read_previous_records(jsonl, points);
 
@@ -156,6 +158,7 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
 
   manifest.describe(spec, all_points, identity, options.shard_label, env);
   manifest.add("calibration", calibration);
+  if (!options.plugins.empty()) manifest.add("plugins", options.plugins);
   if (claim.had_results) manifest.continue_from(manifest.path());
 
   std::vector<Record> kept;

@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "runner/api/point.hpp"
 #include "runner/api/registry.hpp"
 #include "runner/base/errors.hpp"
@@ -14,15 +16,18 @@ namespace runner {
 
 struct RunOptions {
   std::filesystem::path out_dir;  // claimed by run_experiment (runner/run/output_dir.hpp)
-  std::string stem = "records";  // file names: <stem>.jsonl, <stem>.csv; "shards/3" for a shard
-  std::string shard_label;       // "3/8" when running a shard, for the manifest and messages
-  bool resume = false;           // skip points already ok in out_dir
-  bool force_mix = false;        // resume even if the config, build or device changed
+  std::string stem = "records";   // file names: <stem>.jsonl, <stem>.csv; "shards/3" for a shard
+  std::string shard_label;        // "3/8" when running a shard, for the manifest and messages
+  bool resume = false;            // skip points already ok in out_dir
+  bool force_mix = false;         // resume even if the config, build or device changed
   Progress::Mode progress = Progress::Mode::off;  // on stderr (runner/run/progress.hpp)
-  // Where the measured ceilings are (runner/measure/calibration.hpp); with `calibrate`, those of the run's
-  // devices are measured first when missing.
+  // Where the measured ceilings are (runner/measure/calibration.hpp); with `calibrate`, those of
+  // the run's devices are measured first when missing.
   std::filesystem::path calibration_dir = "results/calibration";
   bool calibrate = true;
+  // The config's plugins as loaded (runner/plugin/plugins.hpp plugins_manifest): kept in the
+  // manifest; a resume refuses a plugin that changed since.
+  nlohmann::json plugins = nlohmann::json::array();
 };
 
 // Runs `points` into options.out_dir, each in a worker process (runner/run/worker_process.hpp) so

@@ -93,6 +93,7 @@ Record base_record(const ExperimentSpec& spec, const Point& p, const VariantInfo
   r["seed"] = spec.seed;
   r["point_key"] = p.key();
   r["node"] = env.slurm_node.empty() ? env.host : env.slurm_node;
+  r["plugin"] = v ? v->plugin : "";
   // Every other column stays empty until the point is measured (canonical_record adds them).
   return r;
 }

@@ -21,6 +21,39 @@ std::string mix_hint(bool fixable) {
 
 }  // namespace
 
+void check_plugins_unchanged(const std::filesystem::path& manifest_file,
+                             const nlohmann::json& plugins_now, bool force_mix) {
+  nlohmann::json doc;
+  try {
+    std::ifstream in(manifest_file);
+    doc = nlohmann::json::parse(in);
+  } catch (const std::exception&) {
+    return;  // check_resume_compatible has judged an unreadable manifest already
+  }
+  if (force_mix || !doc.is_object() || !doc.contains("plugins") || !doc["plugins"].is_array())
+    return;
+  std::vector<std::string> changed;
+  for (const auto& then : doc["plugins"]) {
+    if (!then.is_object()) continue;
+    const std::string file = then.value("file", "");
+    const std::string hash = then.value("content_hash", "");
+    const nlohmann::json* now = nullptr;
+    for (const auto& p : plugins_now)
+      if (p.value("file", "") == file) now = &p;
+    if (!now)
+      changed.push_back(fmt::format("{} (in the run, not in the config now)", file));
+    else if (now->value("content_hash", "") != hash)
+      changed.push_back(fmt::format("{} (content {} when the run began, {} now)", file,
+                                    hash.substr(0, 8),
+                                    now->value("content_hash", "").substr(0, 8)));
+  }
+  if (!changed.empty())
+    throw Refused(fmt::format(
+        "--resume: the plugin source changed since the run began: {}. Its earlier records measured "
+        "the other version: restore it, or start a new run{}",
+        fmt::join(changed, "; "), mix_hint(true)));
+}
+
 void check_resume_compatible(const std::filesystem::path& manifest_file, const RunIdentity& here,
                              bool records_exist, bool force_mix) {
   nlohmann::json doc;

@@ -21,6 +21,13 @@ namespace runner {
 void check_resume_compatible(const std::filesystem::path& manifest_file, const RunIdentity& here,
                              bool records_exist, bool force_mix);
 
+// Refused (exit 3) when a plugin of the run (the manifest's `plugins`, runner/plugin/plugins.hpp)
+// changed since the run began: its content hash differs from `plugins_now`'s, or it is gone, so
+// that the records of one run never come from two versions of a user's kernel. --force-mix
+// accepts it.
+void check_plugins_unchanged(const std::filesystem::path& manifest_file,
+                             const nlohmann::json& plugins_now, bool force_mix);
+
 // What a resume keeps of the records already written: one record per point of this run (its
 // latest ok one, else its latest), every status kept, in file order. Records of points that are
 // not in this run and repeated records of one point are dropped and counted.

@@ -5,19 +5,15 @@
 
 #include <fmt/format.h>
 
+#include "runner/base/install_layout.hpp"
 #include "runner/spec/slurm_values.hpp"
 
 namespace runner::slurm {
 
 std::filesystem::path jobs_dir() {
+  // A site's own templates first (docs/slurm.md), else the installed ones.
   if (const char* dir = std::getenv("RUNNER_JOBS_DIR"); dir && *dir) return dir;
-  std::error_code ec;
-  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec)
-    for (auto dir = exe.parent_path(); !dir.empty() && dir != dir.root_path();
-         dir = dir.parent_path())
-      if (std::filesystem::exists(dir / "jobs" / "shard.sbatch")) return dir / "jobs";
-  return std::filesystem::path(RUNNER_SOURCE_DIR) / "jobs";
+  return install::share_path("jobs");
 }
 
 std::string render_template(const std::string& text,

@@ -6,10 +6,25 @@
 
 #include <fmt/format.h>
 
+#include "runner/base/child_command.hpp"
 #include "runner/slurm/array_indices.hpp"
-#include "runner/slurm/child_command.hpp"
 
 namespace runner::slurm {
+
+namespace {
+
+// Slurm's client commands (sbatch, scontrol, sacct, scancel), with what to do when they are
+// missing.
+CommandOutput run_slurm_client(const std::vector<std::string>& argv, double timeout_s = 120) {
+  try {
+    return run_child_command(argv, timeout_s);
+  } catch (const CommandNotFound& e) {
+    throw std::runtime_error(fmt::format(
+        "{} (is this a Slurm login node? Slurm's client commands must be on PATH)", e.what()));
+  }
+}
+
+}  // namespace
 
 namespace {
 
@@ -196,7 +211,7 @@ std::string SlurmClient::submit(const std::filesystem::path& script,
   std::vector<std::string> argv = {"sbatch", "--parsable"};
   argv.insert(argv.end(), options.begin(), options.end());
   argv.push_back(script.string());
-  const CommandOutput r = run_child_command(argv);
+  const CommandOutput r = run_slurm_client(argv);
   const auto id = parse_sbatch_job_id(r.out);
   if (r.exit_code != 0 || !id) {
     const std::string why = trim(r.err.empty() ? r.out : r.err);
@@ -209,34 +224,34 @@ std::string SlurmClient::submit(const std::filesystem::path& script,
 }
 
 std::optional<ArrayLimits> SlurmClient::array_limits() const {
-  const CommandOutput r = run_child_command({"scontrol", "show", "config"}, 60);
+  const CommandOutput r = run_slurm_client({"scontrol", "show", "config"}, 60);
   if (r.exit_code != 0) return std::nullopt;
   return parse_array_limits(r.out);
 }
 
 std::map<int, JobState> SlurmClient::array_states(const std::string& array_job_id) const {
-  const CommandOutput r = run_child_command({"scontrol", "-o", "show", "job", array_job_id}, 60);
+  const CommandOutput r = run_slurm_client({"scontrol", "-o", "show", "job", array_job_id}, 60);
   if (r.exit_code == 0) {
     auto states = array_states_from_scontrol(parse_scontrol_records(r.out));
     if (!states.empty()) return states;
   }
   // The controller forgot the job (MinJobAge) or never knew it: ask accounting, which fails
   // quickly ("accounting storage is disabled") where there is none.
-  const CommandOutput a = run_child_command({"sacct", "-n", "-P", "-X", "-j", array_job_id, "-o",
-                                       "JobID,State,ExitCode,Elapsed,NodeList,Reason"},
-                                      60);
+  const CommandOutput a = run_slurm_client({"sacct", "-n", "-P", "-X", "-j", array_job_id, "-o",
+                                            "JobID,State,ExitCode,Elapsed,NodeList,Reason"},
+                                           60);
   if (a.exit_code != 0) return {};
   return array_states_from_sacct(a.out, array_job_id);
 }
 
 std::optional<JobState> SlurmClient::job_state(const std::string& job_id) const {
-  const CommandOutput r = run_child_command({"scontrol", "-o", "show", "job", job_id}, 60);
+  const CommandOutput r = run_slurm_client({"scontrol", "-o", "show", "job", job_id}, 60);
   if (r.exit_code == 0)
     for (const auto& record : parse_scontrol_records(r.out))
       if (record.count("JobId") && record.at("JobId") == job_id) return state_of(record);
-  const CommandOutput a = run_child_command({"sacct", "-n", "-P", "-X", "-j", job_id, "-o",
-                                       "JobID,State,ExitCode,Elapsed,NodeList,Reason"},
-                                      60);
+  const CommandOutput a = run_slurm_client({"sacct", "-n", "-P", "-X", "-j", job_id, "-o",
+                                            "JobID,State,ExitCode,Elapsed,NodeList,Reason"},
+                                           60);
   if (a.exit_code != 0) return std::nullopt;
   std::istringstream in(a.out);
   for (std::string line; std::getline(in, line);) {
@@ -253,7 +268,7 @@ void SlurmClient::cancel(const std::vector<std::string>& job_ids) const {
   if (job_ids.empty()) return;
   std::vector<std::string> argv = {"scancel"};
   argv.insert(argv.end(), job_ids.begin(), job_ids.end());
-  const CommandOutput r = run_child_command(argv, 60);
+  const CommandOutput r = run_slurm_client(argv, 60);
   if (r.exit_code == 0) return;
   // Between the state query and scancel a job may have ended; scancel then says so and exits 1.
   std::istringstream in(r.err);

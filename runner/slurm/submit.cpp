@@ -12,6 +12,7 @@
 
 #include "runner/api/registry.hpp"
 #include "runner/base/build_info.hpp"
+#include "runner/base/child_command.hpp"
 #include "runner/base/errors.hpp"
 #include "runner/measure/environment.hpp"
 #include "runner/results/manifest.hpp"
@@ -19,7 +20,6 @@
 #include "runner/run/output_dir.hpp"
 #include "runner/slurm/array_indices.hpp"
 #include "runner/slurm/array_plan.hpp"
-#include "runner/slurm/child_command.hpp"
 #include "runner/slurm/run_lock.hpp"
 #include "runner/slurm/sbatch_template.hpp"
 #include "runner/slurm/shard_results.hpp"
@@ -160,10 +160,12 @@ void check_settings(const JobSettings& s) {
 std::string read_template(const std::string& name) {
   const auto file = jobs_dir() / name;
   if (!std::filesystem::exists(file))
-    throw std::runtime_error(
-        fmt::format("{}: template not found (set RUNNER_JOBS_DIR to the folder holding "
+    throw UsageError(
+        fmt::format("{}: template not found ({}; RUNNER_JOBS_DIR names a folder of a site's own "
                     "shard.sbatch and collect.sbatch)",
-                    file.string()));
+                    file.string(),
+                    std::getenv("RUNNER_JOBS_DIR") ? "the folder RUNNER_JOBS_DIR names"
+                                                   : "the runner's installed templates"));
   return read_text(file);
 }
 

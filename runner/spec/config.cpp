@@ -297,6 +297,33 @@ class ConfigParser : public YamlReader {
     return lines;
   }
 
+  // `plugins:` is a list of files, relative to the config's folder: the user's own kernels.
+  std::vector<PluginEntry> plugins(const YAML::Node& n) const {
+    if (!n.IsSequence())
+      fail(n, "plugins must be a list of files, e.g. [my_transpose.cu] (relative to this config)");
+    const std::filesystem::path base =
+        std::filesystem::absolute(std::filesystem::path(file())).parent_path();
+    std::vector<PluginEntry> entries;
+    for (std::size_t i = 0; i < n.size(); ++i) {
+      const YAML::Node item = n[i];
+      if (!item.IsScalar() || item.Scalar().empty())
+        fail(item, fmt::format("plugins[{}] must be a file name (.cu, .cpp, .hip or .so)", i));
+      const std::filesystem::path written = item.Scalar();
+      static const std::set<std::string> kinds = {".cu", ".cpp", ".cc", ".cxx", ".hip", ".so"};
+      if (!kinds.count(written.extension().string()))
+        fail(item, fmt::format("plugins[{}]: '{}' is not a plugin: a .cu, .cpp (.cc, .cxx) or "
+                               ".hip source, or a .so built for this runner",
+                               i, item.Scalar()));
+      PluginEntry e{item.Scalar(), written.is_absolute() ? written : base / written, where(item)};
+      e.path = e.path.lexically_normal();
+      for (const auto& other : entries)
+        if (other.path == e.path)
+          fail(item, fmt::format("plugins[{}]: {} is listed twice", i, e.written));
+      entries.push_back(std::move(e));
+    }
+    return entries;
+  }
+
   SlurmSpec slurm(const YAML::Node& n) {
     SlurmSpec s;
     const std::vector<std::string>& known = section_keys(kSlurmSection);
@@ -465,6 +492,8 @@ class ConfigParser : public YamlReader {
               spec.excludes.push_back(sweep(v[i], fmt::format("exclude[{}]", i)));
           } else if (key == "slurm") {
             spec.slurm = slurm(v);
+          } else if (key == "plugins") {
+            spec.plugins = plugins(v);
           } else if (const auto axis = parse_axis(key)) {
             if (v.IsSequence() && !one_value(*axis, v))
               fail(v, fmt::format(

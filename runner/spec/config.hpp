@@ -42,14 +42,22 @@ struct BaselineSpec {
 // `slurm:` — defaults for `runner submit`.
 struct SlurmSpec {
   std::string partition, account, qos, time, gres, constraint;
-  std::string mem;      // --mem (runner/spec/slurm_values.hpp checks it); "" for none
-  std::string exclude;  // --exclude, a Slurm hostlist; "" for none
-  int cpus = 0;       // 0: the largest thread count of the CPU points
-  int throttle = 0;   // array throttle %P; 0: none
+  std::string mem;                 // --mem (runner/spec/slurm_values.hpp checks it); "" for none
+  std::string exclude;             // --exclude, a Slurm hostlist; "" for none
+  int cpus = 0;                    // 0: the largest thread count of the CPU points
+  int throttle = 0;                // array throttle %P; 0: none
   std::vector<std::string> extra;  // further sbatch options, verbatim
   // Shell lines run before the runner starts (module loads, a venv): verbatim, in order, in the
   // shard and collect scripts, which start the same runner executable.
   std::vector<std::string> setup;
+};
+
+// One entry of `plugins:`: a user's kernel source (.cu, .cpp, .hip) or built library (.so),
+// loaded before the matrix is expanded (runner/plugin/plugins.hpp).
+struct PluginEntry {
+  std::string written;         // as the config writes it
+  std::filesystem::path path;  // relative to the config's folder, made absolute
+  Location where;
 };
 
 struct ExperimentSpec {
@@ -66,6 +74,7 @@ struct ExperimentSpec {
   std::vector<Sweep> sweeps;
   std::vector<Sweep> excludes;  // each entry: a point matching every listed axis is removed
   std::optional<SlurmSpec> slurm;
+  std::vector<PluginEntry> plugins;
   nlohmann::json as_json;  // the config as read, for the manifest
 };
 

@@ -15,10 +15,18 @@ class ConfigError : public std::runtime_error {
   int column() const { return column_; }
   // The one-line message users see.
   std::string located() const;
+  // Lines printed after it as they are (a compiler's output for a plugin that does not build):
+  // empty for a config mistake.
+  const std::string& details() const { return details_; }
+  ConfigError& with_details(std::string details) {
+    details_ = std::move(details);
+    return *this;
+  }
 
  private:
   std::string file_;
   int line_, column_;
+  std::string details_;
 };
 
 }  // namespace runner

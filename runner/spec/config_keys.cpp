@@ -31,7 +31,7 @@ const NumberKey kNumberKeys[] = {
 const std::vector<std::string>& section_keys(std::string_view section) {
   static const std::vector<std::string> top = {"experiment", "description", "repeat", "baseline",
                                                "verify",     "timeout_s",   "sweeps", "exclude",
-                                               "slurm",      "measure"};
+                                               "slurm",      "measure",     "plugins"};
   static const std::vector<std::string> repeat = {"warmup",     "min_samples", "max_samples",
                                                   "target_rsd", "min_seconds", "max_seconds"};
   static const std::vector<std::string> verify = {"seed"};

@@ -219,7 +219,10 @@ Json names_kernel(const std::string& kernel) {
 // none of its own under a top-level kernel, may only list that kernel's variants (a sweep over
 // several kernels may list any of theirs, and an exclude entry without a kernel any variant of
 // the config's kernels, as the runner allows).
-Json variants_per_kernel(Json& defs) {
+//
+// With plugins, a config names kernels and variants the registry does not know: the names are
+// checked, here, only in a config without a `plugins:` key (its root's condition, below).
+Json builtin_names(Json& defs) {
   Json sweep_rules = Json::array(), top_rules = Json::array();
   for (const KernelInfo* k : kernels_by_name()) {
     const std::string def = fmt::format("variant_of_{}", k->name);
@@ -235,9 +238,29 @@ Json variants_per_kernel(Json& defs) {
     then["properties"]["sweeps"] = {{"type", "array"}, {"items", sweep_of_k}};
     top_rules.push_back({{"if", names_kernel(k->name)}, {"then", then}});
   }
-  defs["sweep"]["allOf"] = sweep_rules;
-  defs["exclude"]["allOf"] = sweep_rules;
-  return top_rules;
+  defs["known_kernel"] = {{"description",
+                           "A kernel of this runner (a config with plugins may "
+                           "name a family of its own)."},
+                          {"enum", defs.at("kernel").at("examples")}};
+  defs["known_variant"] = {{"description",
+                            "A variant of this runner (a config with plugins may "
+                            "name variants of its own)."},
+                           {"enum", defs.at("variant").at("examples")}};
+  Json known_axes = {{"kernel", one_or_list(def_ref("known_kernel"))},
+                     {"variant", one_or_list(def_ref("known_variant"))}};
+  Json entry = {{"properties", known_axes}, {"allOf", sweep_rules}};
+  Json then = {
+      {"properties",
+       {{"kernel", def_ref("known_kernel")},
+        {"variant", def_ref("known_variant")},
+        {"baseline",
+         {{"anyOf",
+           {def_ref("known_variant"),
+            {{"type", "object"}, {"properties", {{"variant", def_ref("known_variant")}}}}}}}},
+        {"sweeps", {{"items", entry}}},
+        {"exclude", {{"items", entry}}}}},
+      {"allOf", top_rules}};
+  return Json::array({{{"if", {{"not", {{"required", {"plugins"}}}}}}, {"then", then}}});
 }
 
 }  // namespace
@@ -259,7 +282,7 @@ Json config_schema() {
       "projected on the axes each variant uses.");
   defs["exclude"] =
       sweep_schema("Points matching every axis of the entry (any of its values) are removed.");
-  const Json top_rules = variants_per_kernel(defs);
+  const Json top_rules = builtin_names(defs);
 
   Json properties = Json::object();
   for (const auto& key : section_keys("")) {
@@ -294,6 +317,16 @@ Json config_schema() {
                          {"items", def_ref("exclude")}};
     else if (key == "slurm")
       properties[key] = slurm_schema();
+    else if (key == "plugins")
+      properties[key] = {
+          {"description",
+           "Your own kernels (docs/own-kernel.md): source files (.cu, .cpp; .hip in a HIP build) "
+           "that the runner compiles with its own compiler and flags, or libraries built for it "
+           "(.so), relative to this config. Their kernels and variants are named like the "
+           "runner's own."},
+          {"type", "array"},
+          {"uniqueItems", true},
+          {"items", {{"type", "string"}, {"pattern", "\\.(cu|cpp|cc|cxx|hip|so)$"}}}};
     else if (key == "measure")
       properties[key] = {{"description",
                           "Cache state of every sample (docs/measurement.md). cold: one execution "

@@ -71,7 +71,7 @@ TEST(AnalysisCommands, CompareExitsOneWhenItsGateFails) {
 TEST(AnalysisCommands, TheScriptsOwnUsageErrorsComeThrough) {
   const ProcessResult r = run_runner({"compare", "--floor"}, 60);
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-  EXPECT_NE(r.err.find("usage: compare.py"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("usage: runner compare"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -27,10 +27,22 @@ std::vector<std::filesystem::path> shipped_configs() {
 TEST(Cli, Version) {
   const ProcessResult r = run_runner({"--version"});
   EXPECT_EQ(r.exit_code, 0);
-  EXPECT_TRUE(
-      std::regex_match(r.out, std::regex(R"(runner \d+\.\d+\.\d+ \(git \S+, .+, CUDA .+\)\n)")))
+  EXPECT_TRUE(std::regex_match(
+      r.out, std::regex(R"(runner \d+\.\d+\.\d+ \(git \S+, .+, CUDA .+\)\nprefix: \S.*\n)")))
       << r.out;
   EXPECT_EQ(r.err, "");
+}
+
+// -V is --version, as in most GNU tools; the prefix line names the installed runner's files.
+TEST(Cli, ShortVersionFlagAndPrefix) {
+  const ProcessResult r = run_runner({"-V"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, run_runner({"--version"}).out);
+  // The test binary runs from the build tree, whose share/runner/ mirrors an installed prefix.
+  EXPECT_NE(r.out.find("prefix: " +
+                       std::filesystem::path(runner_binary()).parent_path().parent_path().string()),
+            std::string::npos)
+      << r.out;
 }
 
 TEST(Cli, ColumnsPrintsTheTableAndTheReadmeShowsTheSame) {

@@ -5,7 +5,8 @@ runner/ is one folder per concept, in the order data flows through a run. A fold
 itself and the folders before it in LAYERS, never one after it: an include that goes up the list
 is a cycle waiting to happen and fails this test. kernels/ sees only the kernel author's API
 (runner/api/, not its detail/) and kernels/ itself; nothing in runner/ includes kernels/. The
-command line (CLI11, runner/cli/) stays in runner/cli/.
+public headers of runner/api/ (installed for plugins, without detail/) include no detail/ header.
+The command line (CLI11, runner/cli/) stays in runner/cli/.
 """
 import pathlib
 import re
@@ -14,7 +15,7 @@ import tempfile
 import unittest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-LAYERS = ["base", "api", "spec", "measure", "results", "run", "slurm", "cli"]
+LAYERS = ["base", "api", "spec", "plugin", "measure", "results", "run", "slurm", "cli"]
 SOURCES = (".cpp", ".hpp", ".cu", ".cuh")
 INCLUDE = re.compile(r'^\s*#\s*include\s+[<"]([^>"]+)[>"]', re.MULTILINE)
 
@@ -40,6 +41,9 @@ def violations(root):
                 found.append(f"{where}: command-line code belongs in runner/cli/")
             if not inc.startswith("runner/"):
                 continue
+            if (layer == "api" and "detail" not in path.parts and path.suffix in (".hpp", ".cuh")
+                    and "/detail/" in inc):
+                found.append(f"{where}: a public api/ header (installed) may not include detail/")
             target = inc.split("/")[1]
             if target not in LAYERS:
                 found.append(f"{where}: runner/{target}/ is not a layer")
@@ -71,6 +75,7 @@ class Layering(unittest.TestCase):
             root = pathlib.Path(tmp)
             files = {
                 "runner/api/a.hpp": '#include "runner/run/experiment.hpp"\n',
+                "runner/api/cuda/i.hpp": '#include "runner/api/cuda/detail/event_clock.hpp"\n',
                 "runner/spec/b.cpp": '#include "runner/spec/c.hpp"\n#include <CLI/CLI.hpp>\n',
                 "runner/run/d.cpp": '#include "runner/results/e.hpp"\n',
                 "runner/results/f.cpp": '#include "kernels/gemm/g.hpp"\n',
@@ -81,9 +86,9 @@ class Layering(unittest.TestCase):
                 (root / name).parent.mkdir(parents=True, exist_ok=True)
                 (root / name).write_text(text)
             found = violations(root)
-            self.assertEqual(len(found), 5, "\n".join(found))
+            self.assertEqual(len(found), 6, "\n".join(found))
             for culprit in ["api/a.hpp", "spec/b.cpp", "results/f.cpp", "measure/sampling",
-                            "detail/l2_flush"]:
+                            "detail/l2_flush", "cuda/i.hpp"]:
                 self.assertTrue(any(culprit in v for v in found), culprit)
 
 

@@ -55,12 +55,13 @@ TEST(ConfigSchema, NamesEveryKernelAndVariantOfTheRegistry) {
   const Json defs = config_schema().at("$defs");
   ASSERT_FALSE(Registry::instance().kernels().empty());
   for (const auto& k : Registry::instance().kernels()) {
-    EXPECT_TRUE(lists(defs.at("kernel").at("enum"), k.name)) << k.name;
+    EXPECT_TRUE(lists(defs.at("known_kernel").at("enum"), k.name)) << k.name;
+    EXPECT_TRUE(lists(defs.at("kernel").at("examples"), k.name)) << k.name;
     const Json& own = defs.at("variant_of_" + k.name).at("enum");
     EXPECT_EQ(own.size(), k.variants.size()) << k.name;
     for (const auto& v : k.variants) {
       // CUDA variants too, built or not: the schema is the same in every build.
-      EXPECT_TRUE(lists(defs.at("variant").at("enum"), v.name)) << v.name;
+      EXPECT_TRUE(lists(defs.at("known_variant").at("enum"), v.name)) << v.name;
       EXPECT_TRUE(lists(own, v.name)) << k.name << "/" << v.name;
     }
   }

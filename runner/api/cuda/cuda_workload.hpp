@@ -11,8 +11,6 @@
 #include <vector>
 
 #include "runner/api/cuda/cuda_check.hpp"
-#include "runner/api/cuda/detail/event_clock.hpp"
-#include "runner/api/cuda/detail/l2_flush.hpp"
 #include "runner/api/cuda/device_buffer.hpp"
 #include "runner/api/cuda/device_verification.hpp"
 #include "runner/api/cuda/problem_arrays.hpp"
@@ -37,20 +35,13 @@ class CudaWorkload : public Workload {
       (void)cudaStreamDestroy(stream_);
     }
   }
-  std::unique_ptr<SampleClock> make_clock() override {
-    return std::make_unique<EventClock>(stream_);
-  }
-  std::unique_ptr<SampleClock> make_sample_clock() override {
-    return std::make_unique<EventClock>(stream_, launch_guard_enabled()
-                                                     ? EventClock::Guard::launch_guard
-                                                     : EventClock::Guard::none);
-  }
+  // CUDA events on the point's stream; a sample's clock holds the stream behind the launch guard
+  // while the host enqueues (runner/api/cuda/detail/event_clock.hpp).
+  std::unique_ptr<SampleClock> make_clock() override;
+  std::unique_ptr<SampleClock> make_sample_clock() override;
   // Cold: the L2 flushed on the stream, after the poisoning (which would otherwise leave the
   // output in the L2) and before the clock starts.
-  MeasureMode prepare_sample(MeasureMode mode) override {
-    if (mode == MeasureMode::cold) flush_l2(stream_);
-    return mode;
-  }
+  MeasureMode prepare_sample(MeasureMode mode) override;
   // inputs_ms, h2d_ms, d2h_ms, reference and the launch's columns
   // (runner/api/cuda/detail/cuda_workload.cpp).
   nlohmann::json extra_fields() const override;
@@ -63,10 +54,10 @@ class CudaWorkload : public Workload {
   // copy is recorded apart from kernel time.
   template <typename Fn>
   double time_on_stream(Fn&& work) {
-    EventClock clock(stream_);
-    clock.start();
+    const auto clock = make_clock();
+    clock->start();
     work();
-    return clock.stop_ms();
+    return clock->stop_ms();
   }
 
   // Compares `out` with the problem's reference. Where the device has room, the reference (of

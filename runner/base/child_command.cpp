@@ -1,4 +1,4 @@
-#include "runner/slurm/child_command.hpp"
+#include "runner/base/child_command.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -16,7 +16,7 @@
 
 extern char** environ;
 
-namespace runner::slurm {
+namespace runner {
 
 namespace {
 
@@ -62,12 +62,10 @@ CommandOutput run_child_command(const std::vector<std::string>& argv, double tim
   pid_t pid = 0;
   const int rc = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0)
-    throw std::runtime_error(rc == ENOENT
-                                 ? fmt::format("{}: command not found (is this a Slurm login node? "
-                                               "Slurm's client commands must be on PATH)",
-                                               argv[0])
-                                 : fmt::format("cannot run {}: {}", argv[0], std::strerror(rc)));
+  if (rc != 0) {
+    if (rc == ENOENT) throw CommandNotFound(fmt::format("{}: command not found", argv[0]));
+    throw std::runtime_error(fmt::format("cannot run {}: {}", argv[0], std::strerror(rc)));
+  }
   out.close_write();
   err.close_write();
 
@@ -126,4 +124,4 @@ std::string command_line(const std::vector<std::string>& argv) {
   return line;
 }
 
-}  // namespace runner::slurm
+}  // namespace runner
