@@ -43,7 +43,11 @@ std::optional<ShardSpec> parse_shard(const std::string& text) {
 
 int run_command(const RunArguments& args) {
   const ExperimentSpec spec = load_config(args.config);
-  const auto plugins = plugin::load_plugins(spec, Registry::instance(), {.quiet = args.quiet});
+  // A shard of a submitted run loads the plugin libraries `runner submit` copied into its folder.
+  plugin::PluginOptions plugin_options{.quiet = args.quiet};
+  if (!args.out.empty() && std::filesystem::exists(plugin::submitted_plugins_file(args.out)))
+    plugin_options.submitted_run = args.out;
+  const auto plugins = plugin::load_plugins(spec, Registry::instance(), plugin_options);
   const std::vector<Point> all_points = expand(spec, Registry::instance());
   std::vector<Point> points = all_points;
   std::string stem = "records", shard_label;

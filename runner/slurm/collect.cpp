@@ -10,6 +10,7 @@
 #include "runner/api/registry.hpp"
 #include "runner/base/errors.hpp"
 #include "runner/measure/environment.hpp"
+#include "runner/plugin/plugins.hpp"
 #include "runner/results/columns.hpp"
 #include "runner/results/record_files.hpp"
 #include "runner/results/relative_metrics.hpp"
@@ -21,6 +22,7 @@
 #include "runner/slurm/shard_results.hpp"
 #include "runner/slurm/shard_state.hpp"
 #include "runner/slurm/slurm_run.hpp"
+#include "runner/spec/config.hpp"
 
 namespace runner::slurm {
 
@@ -60,6 +62,11 @@ int collect_run(const std::filesystem::path& dir, bool force_mix) {
 
   // Speedup and friends compare a point with its problem's baseline, which may have run in
   // another shard: recompute them over the whole set.
+  // A plugin family's ceiling variant is known once its plugin is loaded: the copies the run
+  // was submitted with.
+  if (std::filesystem::exists(plugin::submitted_plugins_file(dir)))
+    plugin::load_plugins(load_config(run.config_copy()), Registry::instance(),
+                         {.quiet = true, .submitted_run = dir});
   apply_relative_metrics(results.records, Registry::instance());
   for (auto& r : results.records) r = canonical_record(r, UnknownFields::keep);
   std::string jsonl;

@@ -15,6 +15,7 @@
 #include "runner/base/child_command.hpp"
 #include "runner/base/errors.hpp"
 #include "runner/measure/environment.hpp"
+#include "runner/plugin/plugins.hpp"
 #include "runner/results/manifest.hpp"
 #include "runner/results/record_files.hpp"
 #include "runner/run/output_dir.hpp"
@@ -421,6 +422,9 @@ std::string config_copy_text(const SlurmRun& run) {
 int submit_run(const SubmitArguments& args) {
   check_arguments(args);
   const ExperimentSpec spec = load_config(args.config);
+  // Plugins are built here, on the login node, before anything is queued: a compile error costs
+  // no job, and the shards load the copies made below (never the sources, which may change).
+  const auto plugins = plugin::load_plugins(spec, Registry::instance());
   const std::vector<Point> points = expand(spec, Registry::instance());
   const int tasks = args.tasks.value_or(1);
   if (tasks < 1 || static_cast<std::size_t>(tasks) > points.size())
@@ -468,6 +472,7 @@ int submit_run(const SubmitArguments& args) {
   doc["runner_revision"] = build_info::kGitRevision;
   doc["submit_host"] = environment().host;
   doc["points"] = point_list;
+  if (!plugins.empty()) doc["plugins"] = plugin::plugins_manifest(plugins);
   doc["slurm"] = {{"num_shards", tasks},
                   {"runner", runner_executable().string()},
                   {"config", (out / "config.yaml").string()}};
@@ -483,6 +488,7 @@ int submit_run(const SubmitArguments& args) {
   const RenderedSubmission rendered = render(run, sub, false, "slurm/collect.sbatch");
 
   write_file_atomically(run.config_copy(), spec.text);
+  if (!plugins.empty()) plugin::copy_into_run(plugins, spec, out);
   write_files(rendered);
   fmt::print("{}: {} points in {} shards; each shard: {} cpus{}{}, time {}{}{}{}\n",
              spec.experiment, points.size(), tasks, settings.cpus,
@@ -540,6 +546,7 @@ int resubmit_run(const SubmitArguments& args) {
   // The shards re-derive their points from the config copy; make sure this binary derives the
   // plan that was submitted, or --resume would run (and skip) the wrong points.
   const ExperimentSpec spec = load_config(run.config_copy());
+  plugin::load_plugins(spec, Registry::instance(), {.quiet = true, .submitted_run = dir});
   const std::vector<Point> points = expand(spec, Registry::instance());
   const std::vector<int> assignment =
       shard_assignment(points, run.num_shards(), Registry::instance());
