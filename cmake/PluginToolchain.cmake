@@ -65,8 +65,10 @@ if(RUNNER_HAVE_HIP)
       string(APPEND RUNNER_PLUGIN_DEFINES " -D${def}")
     endforeach()
   endif()
+  # No OpenMP: the runner's own HIP sources are compiled without it (clang's OpenMP runtime is not
+  # the one the binary has loaded).
   set(RUNNER_PLUGIN_HIP_FLAGS
-      "${CMAKE_HIP_FLAGS} ${CMAKE_HIP_FLAGS_${runner_build_type}} -std=c++20 -x hip -fPIC ${OpenMP_CXX_FLAGS} ${runner_plugin_warnings} ${runner_arch_flags}")
+      "${CMAKE_HIP_FLAGS} ${CMAKE_HIP_FLAGS_${runner_build_type}} -std=c++20 -x hip -fPIC ${runner_plugin_warnings} ${runner_arch_flags}")
 endif()
 
 list(REMOVE_DUPLICATES runner_plugin_includes)

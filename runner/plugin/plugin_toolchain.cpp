@@ -123,6 +123,8 @@ PluginCommands plugin_commands(PluginLanguage language, const PluginPaths& paths
   if (language == PluginLanguage::cuda) {
     append(c.link, words(flags_of(language)));
     append(c.link, {"-shared", "-cudart", "shared"});
+  } else if (language == PluginLanguage::hip) {
+    append(c.link, {"-shared", "-fPIC"});  // compiled without OpenMP, as the runner's HIP sources
   } else {
     // -fopenmp: OpenMP's runtime for the CPU variants' pragmas (the binary has it loaded).
     append(c.link, {"-shared", "-fPIC", "-fopenmp"});

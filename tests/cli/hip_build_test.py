@@ -6,6 +6,7 @@ is recorded `skipped` with "no HIP device" and the run exits 0; where a device i
 portable variants must run and verify (status ok).
 """
 import json
+import os
 import pathlib
 import re
 import subprocess
@@ -105,6 +106,21 @@ class HipRun(unittest.TestCase):
         self.assertIn("gfx90a", env["hip_architectures"])
         self.assertTrue(env["hip_compiler"])
         self.assertEqual(env["gpu"]["present"], have_device)
+
+
+class HipPlugin(unittest.TestCase):
+    def test_the_tutorials_cuda_plugin_compiles_with_the_hip_compiler(self):
+        """A .cu plugin on a HIP build is compiled by the HIP compiler, and its variant is hip."""
+        with tempfile.TemporaryDirectory() as tmp:
+            env = dict(os.environ, RUNNER_PLUGIN_CACHE=str(pathlib.Path(tmp) / "cache"))
+            listed = subprocess.run(
+                [RUNNER, "list", "--plugin", str(ROOT / "examples/own-kernel/my_tile.cu")],
+                capture_output=True, text=True, cwd=ROOT, env=env)
+        self.assertEqual(listed.returncode, 0, listed.stderr)
+        row = [l for l in listed.stdout.splitlines() if l.startswith("transpose ")]
+        self.assertEqual(len(row), 1, listed.stdout)
+        self.assertRegex(row[0], r"^transpose\s+my_tile\s+hip\s")
+        self.assertIn("[plugin my_tile.cu@", row[0])
 
 
 if __name__ == "__main__":
