@@ -8,6 +8,7 @@ nlohmann::json GpuInfo::to_json() const {
       {"present", true},
       {"name", name},
       {"pci_bus_id", pci_bus_id},
+      {"uuid", uuid},
       {"device", device},
       {"sm_count", sm_count},
       {"warp_size", warp_size},
@@ -29,6 +30,10 @@ nlohmann::json GpuInfo::to_json() const {
 }
 
 #if !defined(RUNNER_HAVE_CUDA) && !defined(RUNNER_HAVE_HIP)
+VisibleGpus visible_gpus() {
+  return {{}, "built without CUDA"};
+}
+
 const GpuInfo& gpu_info() {
   static const GpuInfo info = [] {
     GpuInfo g;

@@ -2,6 +2,7 @@
 // folder and runs every point (runner/run/experiment.hpp).
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 #include <sstream>
@@ -15,6 +16,7 @@
 #include "runner/cli/commands.hpp"
 #include "runner/measure/calibration.hpp"
 #include "runner/measure/environment.hpp"
+#include "runner/measure/gpu_devices.hpp"
 #include "runner/plugin/plugins.hpp"
 #include "runner/run/experiment.hpp"
 #include "runner/run/output_dir.hpp"
@@ -39,6 +41,26 @@ std::optional<ShardSpec> parse_shard(const std::string& text) {
   return s;
 }
 
+// Every GPU point once per GPU of the run (`gpu_mode: each`), in the order of the matrix; CPU
+// points once.
+std::vector<Point> copies_per_gpu(const std::vector<Point>& points, std::size_t gpus) {
+  std::vector<Point> out;
+  for (const auto& p : points) {
+    const KernelInfo* k = Registry::instance().find(p.kernel);
+    const VariantInfo* v = k ? k->find_variant(p.variant) : nullptr;
+    if (!v || !is_gpu(v->backend)) {
+      out.push_back(p);
+      continue;
+    }
+    for (std::size_t g = 0; g < gpus; ++g) {
+      Point copy = p;
+      copy.gpu = static_cast<int>(g);
+      out.push_back(std::move(copy));
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 int run_command(const RunArguments& args) {
@@ -48,7 +70,35 @@ int run_command(const RunArguments& args) {
   if (!args.out.empty() && std::filesystem::exists(plugin::submitted_plugins_file(args.out)))
     plugin_options.submitted_run = args.out;
   const auto plugins = plugin::load_plugins(spec, Registry::instance(), plugin_options);
-  const std::vector<Point> all_points = expand(spec, Registry::instance());
+  std::vector<Point> all_points = expand(spec, Registry::instance());
+
+  // The GPUs (docs/measurement.md, "Several GPUs"): --gpus over `gpus:`, asked of the GPU runtime
+  // in a child process when the matrix has GPU points or GPUs were named.
+  GpuRequest request = spec.gpus.value_or(GpuRequest{});
+  if (!args.gpus.empty()) {
+    try {
+      request = parse_gpu_request(args.gpus);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(fmt::format("--gpus {}: {}", args.gpus, e.what()));
+    }
+  }
+  const GpuMode gpu_mode = args.gpu_mode.empty() ? spec.gpu_mode.value_or(GpuMode::spread)
+                                                 : *parse_gpu_mode(args.gpu_mode);
+  const bool gpu_points = std::any_of(all_points.begin(), all_points.end(), [](const Point& p) {
+    const KernelInfo* k = Registry::instance().find(p.kernel);
+    const VariantInfo* v = k ? k->find_variant(p.variant) : nullptr;
+    return v && is_gpu(v->backend) && v->factory;
+  });
+  GpuInventory inventory;
+  std::vector<GpuDevice> gpus;
+  if (gpu_points || request.kind != GpuRequest::Kind::all) {
+    inventory = probe_gpus();
+    gpus = select_gpus(request, inventory);
+  }
+  // `each`: every GPU point once per GPU, each copy its own point (its key says gpu=I).
+  if (gpu_mode == GpuMode::each && gpus.size() > 1)
+    all_points = copies_per_gpu(all_points, gpus.size());
+
   std::vector<Point> points = all_points;
   std::string stem = "records", shard_label;
   if (!args.shard.empty()) {
@@ -92,6 +142,12 @@ int run_command(const RunArguments& args) {
                                 : std::filesystem::path(args.calibration_dir);
   options.calibrate = !args.no_calibrate;
   options.plugins = plugin::plugins_manifest(plugins);
+  options.gpus = gpus;
+  options.gpu_inventory = inventory;
+  options.gpu_mode = gpu_mode;
+  if (gpu_points)
+    spdlog::info("GPUs: {}{}", describe_selection(gpus, inventory),
+                 gpus.size() > 1 ? fmt::format(", {} mode", gpu_mode_name(gpu_mode)) : "");
   spdlog::info("{}: {} points{} -> {}", spec.experiment, points.size(),
                shard_label.empty() ? "" : " in shard " + shard_label, options.out_dir.string());
   return run_experiment(spec, all_points, points, Registry::instance(), options);

@@ -13,6 +13,8 @@ namespace runner {
 // in use for CUDA points: min(launch_warps, resident_warps)) and
 // `pct_of_<ceiling>` (this gbps over the ceiling variant's gbps, same problem and backend, e.g.
 // pct_of_copy for transposes). Never a constant: without its baseline in the set a point has none.
+// Never across GPUs: a GPU point is compared with what ran on the same GPU (its gpu_uuid), and with
+// a CPU baseline.
 class RelativeMetrics {
  public:
   explicit RelativeMetrics(const Registry& registry) : registry_(registry) {}
@@ -23,8 +25,8 @@ class RelativeMetrics {
 
  private:
   const Registry& registry_;
-  std::map<std::string, double> baseline_ms_;   // problem key → median
-  std::map<std::string, double> ceiling_gbps_;  // problem key|backend → gbps
+  std::map<std::string, double> baseline_ms_;   // problem key|device → median
+  std::map<std::string, double> ceiling_gbps_;  // problem key|backend|device → gbps
 };
 
 // Recomputes the comparative fields of a whole record set (after merging shards).

@@ -1,0 +1,260 @@
+#include "runner/measure/gpu_devices.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <ranges>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "runner/api/gpu_info.hpp"
+#include "runner/base/durable_file.hpp"
+#include "runner/base/errors.hpp"
+#include "runner/measure/device_monitor.hpp"
+
+namespace runner {
+
+namespace {
+
+// Starting a GPU runtime can take seconds (driver load, persistence mode off); more than this is
+// a hung driver.
+constexpr int kProbeTimeoutSeconds = 120;
+
+const char* visibility_variable() {
+#if RUNNER_BUILT_HIP
+  return "HIP_VISIBLE_DEVICES";
+#else
+  return "CUDA_VISIBLE_DEVICES";
+#endif
+}
+
+// visible_gpus() in a child process, as JSON on a pipe.
+nlohmann::json probe_in_child() {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0)
+    throw Refused(fmt::format("cannot create a pipe: {}", std::strerror(errno)));
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    throw Refused(fmt::format("cannot start a process to list the GPUs: {}", std::strerror(errno)));
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    const VisibleGpus v = visible_gpus();
+    nlohmann::json j = {{"absent_reason", v.absent_reason}, {"gpus", nlohmann::json::array()}};
+    for (const auto& g : v.gpus)
+      j["gpus"].push_back({{"name", g.name}, {"uuid", g.uuid}, {"pci_bus_id", g.pci_bus_id}});
+    write_all(fds[1], j.dump());
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  std::string text;
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(kProbeTimeoutSeconds);
+  bool hung = false;
+  while (true) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          deadline - std::chrono::steady_clock::now())
+                          .count();
+    if (left <= 0) {
+      hung = true;
+      ::kill(pid, SIGKILL);
+      break;
+    }
+    pollfd pfd{fds[0], POLLIN, 0};
+    const int ready = ::poll(&pfd, 1, static_cast<int>(std::min<long long>(left, 1000)));
+    if (ready < 0 && errno != EINTR) break;
+    if (ready <= 0) continue;
+    char chunk[4096];
+    const ssize_t n = ::read(fds[0], chunk, sizeof chunk);
+    if (n > 0) {
+      text.append(chunk, static_cast<std::size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    break;
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (hung)
+    return {{"absent_reason",
+             fmt::format("listing the GPUs did not finish within {} s (a hung driver?)",
+                         kProbeTimeoutSeconds)},
+            {"gpus", nlohmann::json::array()}};
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const std::exception&) {
+    return {{"absent_reason", WIFSIGNALED(status) ? fmt::format("listing the GPUs crashed ({})",
+                                                                strsignal(WTERMSIG(status)))
+                                                  : std::string("listing the GPUs failed")},
+            {"gpus", nlohmann::json::array()}};
+  }
+}
+
+std::vector<int> process_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> cpus;
+  if (::sched_getaffinity(0, sizeof set, &set) != 0) return cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  return cpus;
+}
+
+std::string describe_device(const GpuDevice& d) {
+  return fmt::format("{} {} ({})", d.index, d.name, d.uuid.empty() ? d.pci_bus_id : d.uuid);
+}
+
+int g_fake_gpus = 0;
+
+}  // namespace
+
+void use_fake_gpus_for_tests(int count) {
+  g_fake_gpus = count;
+}
+
+nlohmann::json GpuDevice::to_json() const {
+  return {{"gpu_index", index}, {"visibility", visibility}, {"name", name},
+          {"uuid", uuid},       {"pci_bus_id", pci_bus_id}, {"cpus", cpus}};
+}
+
+std::vector<std::string> visibility_entries(const std::string& value) {
+  std::vector<std::string> entries;
+  std::size_t pos = 0;
+  while (pos <= value.size()) {
+    const auto comma = value.find(',', pos);
+    std::string entry =
+        value.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    entry.erase(std::remove_if(entry.begin(), entry.end(), ::isspace), entry.end());
+    if (entry.empty()) break;
+    entries.push_back(entry);
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return entries;
+}
+
+GpuInventory probe_gpus() {
+  GpuInventory inv;
+  inv.visibility_variable = visibility_variable();
+  if (const char* v = std::getenv(inv.visibility_variable.c_str())) {
+    inv.visibility_set = true;
+    inv.visibility_value = v;
+  }
+  nlohmann::json probed;
+  if (g_fake_gpus > 0) {
+    probed["gpus"] = nlohmann::json::array();
+    for (int i = 0; i < g_fake_gpus; ++i)
+      probed["gpus"].push_back(
+          {{"name", "Fake GPU (tests)"},
+           {"uuid", fmt::format("GPU-fa4e{:04d}-0000-0000-0000-000000000000", i)},
+           {"pci_bus_id", fmt::format("0000:{:02x}:00.0", i + 1)}});
+  } else {
+    probed = probe_in_child();
+  }
+  inv.absent_reason = probed.value("absent_reason", "");
+  const std::vector<std::string> entries = visibility_entries(inv.visibility_value);
+  const std::vector<int> mine = process_cpus();
+  int index = 0;
+  for (const auto& g : probed["gpus"]) {
+    GpuDevice d;
+    d.index = index;
+    d.visibility = inv.visibility_set && static_cast<std::size_t>(index) < entries.size()
+                       ? entries[static_cast<std::size_t>(index)]
+                       : std::to_string(index);
+    if (g_fake_gpus > 0) d.visibility = fmt::format("fake-{}", index);  // no runtime has it
+    d.name = g.value("name", "");
+    d.uuid = g.value("uuid", "");
+    d.pci_bus_id = g.value("pci_bus_id", "");
+    for (int c : gpu_cpu_affinity(d.pci_bus_id))
+      if (std::find(mine.begin(), mine.end(), c) != mine.end()) d.cpus.push_back(c);
+    inv.devices.push_back(std::move(d));
+    ++index;
+  }
+  if (inv.devices.empty() && inv.visibility_set && inv.visibility_value.empty())
+    inv.absent_reason = fmt::format("{} is set and empty: no GPU is visible to this process",
+                                    inv.visibility_variable);
+  return inv;
+}
+
+std::vector<GpuDevice> select_gpus(const GpuRequest& request, const GpuInventory& inventory) {
+  const auto& all = inventory.devices;
+  const std::string seen =
+      all.empty()
+          ? fmt::format("this process sees no GPU ({})", inventory.absent_reason)
+          : fmt::format("this process sees {} GPU{}{}", all.size(), all.size() == 1 ? "" : "s",
+                        inventory.visibility_set
+                            ? fmt::format(" ({}={})", inventory.visibility_variable,
+                                          inventory.visibility_value)
+                            : "");
+  switch (request.kind) {
+    case GpuRequest::Kind::all:
+      return all;
+    case GpuRequest::Kind::count:
+      if (static_cast<std::size_t>(request.count) > all.size())
+        throw UsageError(
+            fmt::format("--gpus {}: {} GPUs asked for, and {}", request.text, request.count, seen));
+      return {all.begin(), all.begin() + request.count};
+    case GpuRequest::Kind::list:
+      break;
+  }
+  std::vector<GpuDevice> chosen;
+  for (const auto& item : request.items) {
+    const GpuDevice* found = nullptr;
+    if (item.starts_with("GPU-") || item.starts_with("MIG-")) {
+      for (const auto& d : all)
+        if (d.uuid == item || d.visibility == item) found = &d;
+      if (!found)
+        throw UsageError(fmt::format(
+            "--gpus {}: no GPU with UUID {} here; {} ({})", request.text, item, seen,
+            all.empty() ? std::string("nvidia-smi -L lists the UUIDs")
+                        : fmt::format("{}", fmt::join(all | std::views::transform(describe_device),
+                                                      ", "))));
+    } else {
+      const int index = std::stoi(item);
+      if (index < 0 || static_cast<std::size_t>(index) >= all.size())
+        throw UsageError(fmt::format("--gpus {}: there is no GPU {}: {} (indices 0 to {})",
+                                     request.text, item, seen,
+                                     all.empty() ? -1 : static_cast<int>(all.size()) - 1));
+      found = &all[static_cast<std::size_t>(index)];
+    }
+    for (const auto& c : chosen)
+      if (c.index == found->index)
+        throw UsageError(fmt::format("--gpus {}: GPU {} is named twice (as {})", request.text,
+                                     describe_device(*found), item));
+    chosen.push_back(*found);
+  }
+  return chosen;
+}
+
+std::string describe_selection(const std::vector<GpuDevice>& selected,
+                               const GpuInventory& inventory) {
+  if (selected.empty())
+    return fmt::format("no GPU ({})",
+                       inventory.absent_reason.empty() ? "none selected" : inventory.absent_reason);
+  std::vector<std::string> names;
+  for (const auto& d : selected) names.push_back(describe_device(d));
+  return fmt::format(
+      "{} of {} GPU{}{}: {}", selected.size(), inventory.devices.size(),
+      inventory.devices.size() == 1 ? "" : "s",
+      inventory.visibility_set
+          ? fmt::format(" ({}={})", inventory.visibility_variable, inventory.visibility_value)
+          : "",
+      fmt::join(names, "; "));
+}
+
+}  // namespace runner
