@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <ranges>
 
 #include <fmt/format.h>
@@ -170,6 +171,7 @@ GpuInventory probe_gpus() {
   const std::vector<std::string> entries = visibility_entries(inv.visibility_value);
   const std::vector<int> mine = process_cpus();
   int index = 0;
+  std::map<std::vector<int>, int> sharing;  // an affinity set -> how many GPUs have it
   for (const auto& g : probed["gpus"]) {
     GpuDevice d;
     d.index = index;
@@ -182,9 +184,21 @@ GpuInventory probe_gpus() {
     d.pci_bus_id = g.value("pci_bus_id", "");
     for (int c : gpu_cpu_affinity(d.pci_bus_id))
       if (std::find(mine.begin(), mine.end(), c) != mine.end()) d.cpus.push_back(c);
+    ++sharing[d.cpus];
     inv.devices.push_back(std::move(d));
     ++index;
   }
+  // A worker's host thread spins while its kernel runs: the cores near a GPU are used only when
+  // there are at least two for each GPU that shares them. Some nodes (virtual machines among them)
+  // report one core for every GPU; pinning there would put every worker on that core.
+  for (auto& d : inv.devices)
+    if (!d.cpus.empty() && d.cpus.size() < 2 * static_cast<std::size_t>(sharing[d.cpus])) {
+      inv.notes.push_back(fmt::format(
+          "GPU {}: the node gives {} core{} near it ({}) for {} GPU{}: its worker is not pinned",
+          d.index, d.cpus.size(), d.cpus.size() == 1 ? "" : "s", fmt::join(d.cpus, ","),
+          sharing[d.cpus], sharing[d.cpus] == 1 ? "" : "s"));
+      d.cpus.clear();
+    }
   if (inv.devices.empty() && inv.visibility_set && inv.visibility_value.empty())
     inv.absent_reason = fmt::format("{} is set and empty: no GPU is visible to this process",
                                     inv.visibility_variable);

@@ -31,6 +31,7 @@ struct GpuInventory {
   std::string visibility_variable;  // CUDA_VISIBLE_DEVICES or HIP_VISIBLE_DEVICES
   std::string visibility_value;     // its value in this process ("" when unset: `unset`)
   bool visibility_set = false;
+  std::vector<std::string> notes;  // what the inventory did not trust (a core list too short)
 };
 
 // What the GPU runtime sees, asked in a child process (this one stays without a GPU context).

@@ -201,6 +201,15 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
     if (!slot.gpu) continue;
     nlohmann::json g = slot.gpu->to_json();
     if (!slot.hello.is_null()) g["device"] = slot.hello.value("gpu", nlohmann::json());
+    // The worker must see the GPU it was started for: a runtime that ignored the worker's
+    // visibility list would put two workers on one GPU, and every figure would be wrong.
+    const std::string seen = g["device"].is_object() ? g["device"].value("uuid", "") : "";
+    if (!seen.empty() && !slot.gpu->uuid.empty() && seen != slot.gpu->uuid)
+      throw Refused(fmt::format("the worker of {} sees the GPU {}, not {}: {}={} did not give it "
+                                "its GPU; nothing was run",
+                                slot.label(), seen, slot.gpu->uuid,
+                                slot.placement.visibility_variable,
+                                slot.placement.visible_gpu.value_or("")));
     gpus_used.push_back(g);
     // The run's GPU, for the manifest's readers and the identity: the first that started.
     if (!slot.hello.is_null() && !env["gpu"].value("present", false))
@@ -210,6 +219,7 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
     env["gpus"] = gpus_used;
     env["gpu_mode"] = std::string(gpu_mode_name(options.gpu_mode));
     env["gpu_selection"] = describe_selection(options.gpus, options.gpu_inventory);
+    if (!options.gpu_inventory.notes.empty()) env["gpu_notes"] = options.gpu_inventory.notes;
   }
   const std::string gpu_name = env.contains("gpu") ? env["gpu"].value("name", "") : "";
   identity.device = device_of(env);
