@@ -1,14 +1,8 @@
 #include "runner/measure/gpu_devices.hpp"
 
-#include <fcntl.h>
-#include <poll.h>
 #include <sched.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -18,8 +12,8 @@
 #include <fmt/ranges.h>
 
 #include "runner/api/gpu_info.hpp"
-#include "runner/base/durable_file.hpp"
 #include "runner/base/errors.hpp"
+#include "runner/base/forked_call.hpp"
 #include "runner/measure/device_monitor.hpp"
 
 namespace runner {
@@ -38,72 +32,26 @@ const char* visibility_variable() {
 #endif
 }
 
-// visible_gpus() in a child process, as JSON on a pipe.
+// visible_gpus() in a child process, as JSON.
 nlohmann::json probe_in_child() {
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0)
-    throw Refused(fmt::format("cannot create a pipe: {}", std::strerror(errno)));
-  std::fflush(stdout);
-  std::fflush(stderr);
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    ::close(fds[0]);
-    ::close(fds[1]);
-    throw Refused(fmt::format("cannot start a process to list the GPUs: {}", std::strerror(errno)));
-  }
-  if (pid == 0) {
-    ::close(fds[0]);
-    const VisibleGpus v = visible_gpus();
-    nlohmann::json j = {{"absent_reason", v.absent_reason}, {"gpus", nlohmann::json::array()}};
-    for (const auto& g : v.gpus)
-      j["gpus"].push_back({{"name", g.name}, {"uuid", g.uuid}, {"pci_bus_id", g.pci_bus_id}});
-    write_all(fds[1], j.dump());
-    ::_exit(0);
-  }
-  ::close(fds[1]);
-  std::string text;
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::seconds(kProbeTimeoutSeconds);
-  bool hung = false;
-  while (true) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          deadline - std::chrono::steady_clock::now())
-                          .count();
-    if (left <= 0) {
-      hung = true;
-      ::kill(pid, SIGKILL);
-      break;
+  const ForkedCallResult r = run_forked(
+      [] {
+        const VisibleGpus v = visible_gpus();
+        nlohmann::json j = {{"absent_reason", v.absent_reason}, {"gpus", nlohmann::json::array()}};
+        for (const auto& g : v.gpus)
+          j["gpus"].push_back({{"name", g.name}, {"uuid", g.uuid}, {"pci_bus_id", g.pci_bus_id}});
+        return j.dump();
+      },
+      kProbeTimeoutSeconds);
+  if (r.finished) try {
+      return nlohmann::json::parse(r.text);
+    } catch (const std::exception&) {
     }
-    pollfd pfd{fds[0], POLLIN, 0};
-    const int ready = ::poll(&pfd, 1, static_cast<int>(std::min<long long>(left, 1000)));
-    if (ready < 0 && errno != EINTR) break;
-    if (ready <= 0) continue;
-    char chunk[4096];
-    const ssize_t n = ::read(fds[0], chunk, sizeof chunk);
-    if (n > 0) {
-      text.append(chunk, static_cast<std::size_t>(n));
-      continue;
-    }
-    if (n < 0 && errno == EINTR) continue;
-    break;
-  }
-  ::close(fds[0]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (hung)
-    return {{"absent_reason",
-             fmt::format("listing the GPUs did not finish within {} s (a hung driver?)",
-                         kProbeTimeoutSeconds)},
-            {"gpus", nlohmann::json::array()}};
-  try {
-    return nlohmann::json::parse(text);
-  } catch (const std::exception&) {
-    return {{"absent_reason", WIFSIGNALED(status) ? fmt::format("listing the GPUs crashed ({})",
-                                                                strsignal(WTERMSIG(status)))
-                                                  : std::string("listing the GPUs failed")},
-            {"gpus", nlohmann::json::array()}};
-  }
+  return {{"absent_reason",
+           r.hung ? fmt::format("listing the GPUs did not finish within {} s (a hung driver?)",
+                                kProbeTimeoutSeconds)
+                  : fmt::format("listing the GPUs failed ({})", r.how_it_ended())},
+          {"gpus", nlohmann::json::array()}};
 }
 
 std::vector<int> process_cpus() {
