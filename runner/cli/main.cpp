@@ -18,10 +18,12 @@
 #include "runner/api/gpu_info.hpp"
 #include "runner/api/registry.hpp"
 #include "runner/base/build_info.hpp"
+#include "runner/base/diagnostic_stream.hpp"
 #include "runner/base/errors.hpp"
 #include "runner/base/exit_codes.hpp"
 #include "runner/base/install_layout.hpp"
 #include "runner/base/interrupt.hpp"
+#include "runner/base/standard_fds.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/cli/process_setup.hpp"
 #include "runner/measure/calibration.hpp"
@@ -54,6 +56,8 @@ std::string version_text() {
 int main(int argc, char** argv) {
   using namespace runner;
   using namespace runner::cli;
+  make_standard_fds_safe();      // before the first file is opened (also run before main)
+  make_diagnostics_unfailing();  // before spdlog keeps a copy of stderr
   spdlog::set_default_logger(spdlog::stderr_color_mt("runner"));
   spdlog::set_pattern("%^%l%$: %v");
   fit_openblas_to_address_space(argv);
