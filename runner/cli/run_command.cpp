@@ -78,7 +78,8 @@ int run_command(const RunArguments& args) {
   // A shard of a submitted run always gets --resume (jobs/shard.sbatch: a requeued shard must
   // keep its records), so a shard without files yet is the normal first start, not news.
   if (args.resume && shard_label.empty() &&
-      !std::filesystem::exists(options.out_dir / (stem + ".jsonl")))
+      !std::filesystem::exists(options.out_dir / (stem + ".jsonl")) &&
+      !std::filesystem::exists(options.out_dir / (stem + ".csv")))
     spdlog::warn("--resume: {} holds no records yet; starting afresh", options.out_dir.string());
   options.stem = stem;
   options.shard_label = shard_label;

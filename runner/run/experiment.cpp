@@ -37,6 +37,7 @@
 #include "runner/results/summary.hpp"
 #include "runner/run/output_dir.hpp"
 #include "runner/run/progress.hpp"
+#include "runner/run/record_recovery.hpp"
 #include "runner/run/resume.hpp"
 #include "runner/run/worker_process.hpp"
 
@@ -82,16 +83,20 @@ struct PreviousRecords {
   std::vector<std::string> dropped_lines;  // unreadable, duplicate or foreign: kept aside
 };
 
-PreviousRecords read_previous_records(const std::filesystem::path& jsonl,
-                                      const std::vector<Point>& points) {
-  JsonlContent content = read_records(jsonl);
-  for (const auto& w : content.warnings) spdlog::warn("{}", w);
+PreviousRecords read_previous_records(const RunOptions& options, const std::vector<Point>& points,
+                                      const std::filesystem::path& manifest_file) {
+  RecordsOfBothFiles found = read_records_of_both_files(options.out_dir / (options.stem + ".jsonl"),
+                                                        options.out_dir / (options.stem + ".csv"));
+  JsonlContent& content = found.content;
   PreviousRecords previous;
   previous.dropped_lines = std::move(content.dropped_lines);
   std::set<std::string> planned;
   for (const auto& p : points) planned.insert(p.id());
   std::vector<Record> all = content.records;
   previous.kept = keep_for_resume(std::move(content.records), points);
+  refuse_to_discard_records(manifest_file, previous.kept, found, options.shard_label,
+                            options.force_mix);
+  for (const auto& w : content.warnings) spdlog::warn("{}", w);
   // The lines the kept set leaves out, verbatim (a duplicate is its earlier or losing line).
   std::map<std::string, int> kept_lines;
   for (const auto& r : previous.kept.records) ++kept_lines[r.dump()];
@@ -119,16 +124,16 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
                     options.stem == "records" ? "manifest.json" : options.stem + ".manifest.json");
   const std::filesystem::path jsonl = options.out_dir / (options.stem + ".jsonl");
   std::error_code ec;
-  // An empty records file holds nothing to protect (a run stopped before its first record).
+  // Empty record files hold nothing to protect (a run stopped before its first record).
   const bool records_exist =
-      std::filesystem::exists(jsonl, ec) && std::filesystem::file_size(jsonl, ec) > 0;
+      record_files_hold_records(jsonl, options.out_dir / (options.stem + ".csv"));
   RunIdentity identity = identity_of(spec.text);
   if (claim.had_results) {
     check_resume_compatible(manifest.path(), identity, records_exist, options.force_mix);
     check_plugins_unchanged(manifest.path(), options.plugins, options.force_mix);
   }
   std::optional<PreviousRecords> previous;
-  if (claim.had_results) previous = read_previous_records(jsonl, points);
+  if (claim.had_results) previous = read_previous_records(options, points, manifest.path());
 
   auto stopped_before_start = [&]() {
     print_quietly([&] {

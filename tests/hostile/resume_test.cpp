@@ -44,6 +44,10 @@ class Interrupted : public ::testing::Test {
   }
   nlohmann::json manifest() { return read_json(out / "manifest.json"); }
   void set_manifest(const nlohmann::json& doc) { write_text(out / "manifest.json", doc.dump(2)); }
+  static std::string read_text_if_any(const std::filesystem::path& file) {
+    std::error_code ec;
+    return std::filesystem::exists(file, ec) ? read_text(file) : "";
+  }
   std::string dropped() {
     std::error_code ec;
     return std::filesystem::exists(out / "records.jsonl.dropped", ec)
@@ -223,15 +227,103 @@ TEST_F(Interrupted, IdsOfAnEarlierReleaseAreRecognised) {
   expect_complete(out, plan);
 }
 
-TEST_F(Interrupted, AnEmptyRecordsFileRunsEverything) {
-  write_text(out / "records.jsonl", "");
+// The points measured before, by their timestamps: a point measured again has a new one.
+std::map<std::string, std::string> measured_at(const std::vector<nlohmann::json>& records) {
+  std::map<std::string, std::string> at;
+  for (const auto& r : records)
+    if (r["status"] == "ok") at[r["point_id"]] = r["timestamp"];
+  return at;
+}
+
+class LostRecordsFile : public Interrupted, public ::testing::WithParamInterface<std::string> {};
+
+// What a crash leaves on some file systems (a file emptied, or gone), or a hand: the other file
+// still holds every record, and the resume takes them back instead of measuring again (it used
+// to start afresh and replace records.csv: every measurement gone).
+TEST_P(LostRecordsFile, IsRecoveredFromTheOtherFile) {
+  const std::string how = GetParam();
+  const auto csv_before = parse_csv(read_text(out / "records.csv"));
+  ASSERT_EQ(csv_before.rows.size(), before.size());
+  if (how == "jsonl_emptied") write_text(out / "records.jsonl", "");
+  if (how == "jsonl_deleted") std::filesystem::remove(out / "records.jsonl");
+  if (how == "jsonl_half_gone")
+    write_text(out / "records.jsonl", jsonl_text.substr(0, jsonl_text.find('\n') + 1));
+  if (how == "csv_deleted") std::filesystem::remove(out / "records.csv");
   const ProcessResult r = resume();
-  EXPECT_NE(r.err.find("0 points already ok, " + std::to_string(plan.size()) + " to run"),
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  if (how != "csv_deleted") {
+    const std::size_t lost = how == "jsonl_half_gone" ? before.size() - 1 : before.size();
+    EXPECT_NE(r.err.find("recovered " + std::to_string(lost) + " record(s) from " +
+                         (out / "records.csv").string()),
+              std::string::npos)
+        << r.err;
+  }
+  EXPECT_NE(r.err.find("resuming: " + std::to_string(before.size()) + " points already ok"),
             std::string::npos)
       << r.err;
-  EXPECT_EQ(r.exit_code, 0) << r.err;
+  expect_complete(out, plan);
+  // Not measured again: the same records (timestamps, statuses, times to the CSV's digits).
+  const auto after = records_in(out / "records.jsonl");
+  const auto then = measured_at(before), now = measured_at(after);
+  for (const auto& [id, at] : then) EXPECT_EQ(now.at(id), at) << id << " was measured again";
+  for (const auto& rec : before) {
+    const auto it = std::find_if(after.begin(), after.end(),
+                                 [&](const auto& a) { return a["point_id"] == rec["point_id"]; });
+    ASSERT_NE(it, after.end());
+    EXPECT_NEAR((*it)["time_ms_median"].get<double>(), rec["time_ms_median"].get<double>(),
+                1e-8 * rec["time_ms_median"].get<double>());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Hostile, LostRecordsFile,
+                         ::testing::Values("jsonl_emptied", "jsonl_deleted", "jsonl_half_gone",
+                                           "csv_deleted"));
+
+class DiscardedMeasurements : public Interrupted,
+                              public ::testing::WithParamInterface<std::string> {};
+
+// Both files gone or cut down while the manifest counted more records: a resume would measure
+// those points again and their measurements would be gone. Refused, saying what it found.
+TEST_P(DiscardedMeasurements, AreRefusedUnlessForced) {
+  const std::string how = GetParam();
+  const std::string manifest_text = read_text(out / "manifest.json");
+  if (how == "both_deleted") {
+    std::filesystem::remove(out / "records.jsonl");
+    std::filesystem::remove(out / "records.csv");
+  } else if (how == "both_emptied") {
+    write_text(out / "records.jsonl", "");
+    write_text(out / "records.csv", "");
+  } else {  // the first records cut out of both files by hand
+    const auto rest = jsonl_text.substr(jsonl_text.find('\n') + 1);
+    write_text(out / "records.jsonl", rest);
+    std::string csv = read_text(out / "records.csv");
+    const auto header_end = csv.find("\r\n") + 2;
+    csv.erase(header_end, csv.find("\r\n", header_end) + 2 - header_end);
+    write_text(out / "records.csv", csv);
+  }
+  const std::string jsonl_now = read_text_if_any(out / "records.jsonl");
+  const ProcessResult r = resume();
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  const std::size_t left = how == "first_cut_out" ? before.size() - 1 : 0;
+  EXPECT_NE(
+      r.err.find("manifest.json says the run has " + std::to_string(before.size()) +
+                 " record(s) (" + std::to_string(before.size()) +
+                 " ok), but the record files hold " + std::to_string(left) + " of its points"),
+      std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find(how == "both_deleted" ? "records.jsonl is gone, records.csv is gone"
+                                             : "records.jsonl holds " + std::to_string(left)),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(read_text(out / "manifest.json"), manifest_text) << "a refused resume changed it";
+  EXPECT_EQ(read_text_if_any(out / "records.jsonl"), jsonl_now);
+  const ProcessResult forced = resume({"--force-mix"});
+  EXPECT_EQ(forced.exit_code, 0) << forced.err;
   expect_complete(out, plan);
 }
+
+INSTANTIATE_TEST_SUITE_P(Hostile, DiscardedMeasurements,
+                         ::testing::Values("both_deleted", "both_emptied", "first_cut_out"));
 
 TEST_F(Interrupted, ARecordsFileThatIsAFolderIsRefused) {
   std::filesystem::remove(out / "records.jsonl");
