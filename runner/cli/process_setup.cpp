@@ -10,6 +10,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "runner/base/cpu_affinity.hpp"
 #include "runner/base/host_memory.hpp"
 
 namespace runner::cli {
@@ -20,11 +21,7 @@ namespace {
 constexpr long kMaxThreads = 4096;
 
 int cores_of_this_process() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
-  const long n = sysconf(_SC_NPROCESSORS_ONLN);
-  return n > 0 ? static_cast<int>(n) : 1;
+  return usable_cpus();
 }
 
 // OMP_NUM_THREADS is a comma-separated list of positive counts (one per nesting level).
