@@ -12,6 +12,7 @@
 
 #include "runner/base/cpu_affinity.hpp"
 #include "runner/base/host_memory.hpp"
+#include "runner/base/task_limit.hpp"
 
 namespace runner::cli {
 
@@ -75,6 +76,7 @@ void prepare_process_environment(char** argv) {
 }
 
 void fit_openblas_to_address_space(char** argv) {
+  if (const auto fitted = openblas_fitted_to_task_limit()) spdlog::warn("{}", *fitted);
   if (!address_space_headroom()) return;
   const char* given = std::getenv("OPENBLAS_NUM_THREADS");
   const long wanted = given && sane_thread_list(given) ? std::stol(given) : cores_of_this_process();

@@ -24,6 +24,7 @@
 #include "runner/base/exit_codes.hpp"
 #include "runner/base/host_memory.hpp"
 #include "runner/base/interrupt.hpp"
+#include "runner/base/task_limit.hpp"
 #include "runner/measure/calibration.hpp"
 #include "runner/measure/device_monitor.hpp"
 #include "runner/measure/environment.hpp"
@@ -148,7 +149,9 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
   auto worker = std::make_unique<WorkerProcess>(spec, points, registry);
   if (!worker->hello()) {
     if (interrupt_requested()) return stopped_before_start();
-    throw Refused("the worker process died while starting (initialising CUDA?)");
+    const std::string limit = task_limit_note();
+    throw Refused("the worker process died while starting" +
+                  (limit.empty() ? std::string(" (initialising CUDA?)") : limit));
   }
   const nlohmann::json env = *worker->hello();
   const std::string gpu_name = env.contains("gpu") ? env["gpu"].value("name", "") : "";
@@ -231,7 +234,8 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
         if (!worker->hello()) {
           if (interrupt_requested()) break;
           if (++failed_starts >= 3)
-            throw Refused("three worker processes in a row died while starting; giving up");
+            throw Refused("three worker processes in a row died while starting; giving up" +
+                          task_limit_note());
         }
       }
       progress.start(p.key());
