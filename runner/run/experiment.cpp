@@ -37,6 +37,7 @@
 #include "runner/results/relative_metrics.hpp"
 #include "runner/results/summary.hpp"
 #include "runner/run/output_dir.hpp"
+#include "runner/run/output_watch.hpp"
 #include "runner/run/progress.hpp"
 #include "runner/run/record_recovery.hpp"
 #include "runner/run/resume.hpp"
@@ -76,6 +77,26 @@ void print_quietly(Fn&& fn) {
     fn();
   } catch (const std::exception&) {
   }
+}
+
+// The results folder was deleted or moved during the run (runner/run/output_watch.hpp): nothing
+// more is written there; say where the records are, or that they are gone.
+void print_folder_lost(const OutputWatch::Lost& lost, std::size_t records,
+                       const ExperimentSpec& spec, const RunOptions& options) {
+  if (lost.deleted) {
+    fmt::print(stderr,
+               "\nerror: {} was deleted during the run: its {} record(s) went with it. The run "
+               "stopped; nothing more was written\n",
+               options.out_dir.string(), records);
+    return;
+  }
+  RunOptions there = options;
+  there.out_dir = lost.moved_to;
+  fmt::print(stderr,
+             "\nerror: {} was moved to {} during the run. The run stopped: its {} record(s) are "
+             "safe in {} (the manifest still says running). Resume there with: {}\n",
+             options.out_dir.string(), lost.moved_to.string(), records, lost.moved_to.string(),
+             resume_command(spec, there));
 }
 
 // What a resume reads before anything is rewritten: the records there, checked against the plan.
@@ -218,6 +239,8 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
   for (const auto& p : points) kinds.push_back(p.kernel + "/" + p.variant);
   Progress progress(options.progress, std::move(kinds));
   std::string write_error;
+  const OutputWatch watch(options.out_dir);
+  std::optional<OutputWatch::Lost> folder_lost;
   int failed_starts = 0;
   PointTimes ran;  // this invocation's points (a resume keeps earlier ones besides)
   try {
@@ -227,7 +250,7 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
         progress.skip(i);
         continue;
       }
-      if (interrupt_requested()) break;
+      if (interrupt_requested() || (folder_lost = watch.check())) break;
       const auto point_start = std::chrono::steady_clock::now();
       if (!worker || !worker->alive()) {
         worker = std::make_unique<WorkerProcess>(spec, points, registry);
@@ -275,6 +298,10 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
   }
   worker.reset();
   progress.clear();
+  if (folder_lost || (folder_lost = watch.check())) {
+    print_quietly([&] { print_folder_lost(*folder_lost, files.records().size(), spec, options); });
+    return exit_code::kRefused;
+  }
   const bool interrupted = interrupt_requested();
   bool finished_files = true;
   try {
