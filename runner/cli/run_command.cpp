@@ -56,6 +56,13 @@ int run_command(const RunArguments& args) {
     if (!s)
       throw CLI::ValidationError("--shard",
                                  "expected I/N with 0 <= I < N, got '" + args.shard + "'");
+    // Bounded before shard() sizes anything by it (1/2147483647 was std::bad_alloc), as
+    // `runner submit --tasks` is: a shard beyond the points would be empty.
+    if (static_cast<std::size_t>(s->count) > all_points.size())
+      throw UsageError(fmt::format(
+          "--shard {}: the matrix has {} point(s), so 1 to {} shards (an empty shard measures "
+          "nothing)",
+          args.shard, all_points.size(), all_points.size()));
     points = shard(all_points, s->index, s->count, Registry::instance());
     stem = fmt::format("shards/{}", s->index);
     shard_label = args.shard;

@@ -55,17 +55,23 @@ std::string device_of(const nlohmann::json& env) {
   return env.value("cpu_model", "");
 }
 
-// The command that continues this run, ready to paste into a shell. A shard of a submitted run
-// is continued by resubmitting the run (Slurm runs the shard again, with --resume).
+// The command that continues this run, ready to paste into a shell — from any folder: its paths
+// are absolute (a batch log is read, and the command pasted, far from where the run started). A
+// shard of a submitted run is continued by resubmitting the run (Slurm runs the shard again, with
+// --resume).
 std::string resume_command(const ExperimentSpec& spec, const RunOptions& options) {
-  std::string cmd = fmt::format("runner {} --out {} --resume", shell_quote(spec.file.string()),
-                                shell_quote(options.out_dir.string()));
+  std::error_code ec;
+  const auto absolute = [&](const std::filesystem::path& p) {
+    const auto a = std::filesystem::absolute(p, ec);
+    return shell_quote((ec ? p : a.lexically_normal()).string());
+  };
+  std::string cmd =
+      fmt::format("runner {} --out {} --resume", absolute(spec.file), absolute(options.out_dir));
   if (options.shard_label.empty()) return cmd;
   cmd += " --shard " + options.shard_label;
-  std::error_code ec;
   if (std::filesystem::exists(options.out_dir / "slurm", ec))
     return fmt::format("runner submit --resume {} (the submitted run), or on this node: {}",
-                       shell_quote(options.out_dir.string()), cmd);
+                       absolute(options.out_dir), cmd);
   return cmd;
 }
 

@@ -1,5 +1,7 @@
 #include "runner/run/resume.hpp"
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <map>
 
@@ -60,7 +62,12 @@ void check_resume_compatible(const std::filesystem::path& manifest_file, const R
   std::string unreadable;
   {
     std::ifstream in(manifest_file);
-    if (!in) {
+    const int open_errno = errno;
+    std::error_code ec;
+    if (!in && std::filesystem::exists(manifest_file, ec)) {
+      // There, but not readable (permissions, an I/O error): not "missing".
+      unreadable = fmt::format("it cannot be read ({})", std::strerror(open_errno));
+    } else if (!in) {
       unreadable = "it is missing";
     } else {
       try {

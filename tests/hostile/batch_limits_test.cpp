@@ -62,23 +62,21 @@ sweeps:
 class PerUserProcessLimit : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (::getuid() != 0) GTEST_SKIP() << "needs root to run the runner as nobody";
-    if (!std::filesystem::exists("/usr/bin/setpriv")) GTEST_SKIP() << "no setpriv";
     const passwd* nobody = ::getpwnam("nobody");
-    if (!nobody) GTEST_SKIP() << "no user nobody";
+    if (as_nobody("", {"--version"}).empty() || !nobody)
+      GTEST_SKIP() << "needs root, setpriv and the user nobody";
     nobody_uid_ = nobody->pw_uid;
     std::filesystem::permissions(dir.path(), std::filesystem::perms::all);
-    const ProcessResult probe = as_nobody(0, {"--version"});
+    const ProcessResult probe = run_process(as_nobody("", {"--version"}));
     if (probe.exit_code != 0)
       GTEST_SKIP() << "nobody cannot run the runner here (a build folder it cannot read?): "
                    << probe.err;
   }
-  // `runner ARGS...` as nobody under `ulimit -u` of `extra` tasks beyond those nobody has now
-  // (0: no limit).
-  ProcessResult as_nobody(int extra, const std::vector<std::string>& args, double timeout_s = 60) {
+  // `runner ARGS...` as nobody under `ulimit -u` of `extra` tasks beyond those nobody has now.
+  ProcessResult as_nobody_limited(int extra, const std::vector<std::string>& args,
+                                  double timeout_s = 60) {
     long base = 0;
     for (const auto& e : std::filesystem::directory_iterator("/proc")) {
-      std::error_code ec;
       const std::string name = e.path().filename();
       if (name.empty() || !std::isdigit(name[0])) continue;
       std::string status;
@@ -92,17 +90,8 @@ class PerUserProcessLimit : public ::testing::Test {
       if (std::stol(status.substr(uid + 6)) == static_cast<long>(nobody_uid_))
         base += std::stol(status.substr(threads + 10));
     }
-    std::vector<std::string> argv = {
-        "/usr/bin/setpriv",
-        "--reuid=nobody",
-        "--regid=nogroup",
-        "--clear-groups",
-        "/bin/bash",
-        "-c",
-        extra > 0 ? "ulimit -u " + std::to_string(base + extra) + " && exec \"$@\"" : "exec \"$@\"",
-        "runner"};
-    for (const auto& a : run_argv(args)) argv.push_back(a);
-    return run_process(argv, timeout_s, {.cwd = dir.path()});
+    return run_process(as_nobody("ulimit -u " + std::to_string(base + extra) + " &&", args),
+                       timeout_s, {.cwd = dir.path()});
   }
 
   TempDir dir;
@@ -112,7 +101,7 @@ class PerUserProcessLimit : public ::testing::Test {
 TEST_F(PerUserProcessLimit, TheBinaryStartsWithTheOpenBlasThreadsThatFit) {
   // OpenBLAS starts its pool while the binary loads: it raised SIGINT (exit 130) under -u 1.
   for (const int tasks : {1, 2}) {
-    const ProcessResult r = as_nobody(tasks, {"--version"});
+    const ProcessResult r = as_nobody_limited(tasks, {"--version"});
     EXPECT_EQ(r.exit_code, 0) << "ulimit -u +" << tasks << ": " << r.err;
     EXPECT_NE(r.out.find("runner "), std::string::npos) << r.out;
   }
@@ -123,7 +112,7 @@ TEST_F(PerUserProcessLimit, NoRoomForAWorkerIsNamed) {
   // thread: "Resource temporarily unavailable" named nothing.
   write_text(dir / "config.yaml", kQuick);
   for (const int tasks : {1, 2}) {
-    const ProcessResult r = as_nobody(
+    const ProcessResult r = as_nobody_limited(
         tasks, {(dir / "config.yaml").string(), "--out", (dir / "out").string(), "-q", "--resume"});
     EXPECT_EQ(r.exit_code, 3) << r.err;
     EXPECT_NE(r.err.find(tasks == 1 ? "error: cannot start a worker process: Resource temporarily "
@@ -150,7 +139,7 @@ sweeps:
 )");
   const auto out = dir / "out";
   const ProcessResult r =
-      as_nobody(3, {(dir / "config.yaml").string(), "--out", out.string(), "-q"}, 120);
+      as_nobody_limited(3, {(dir / "config.yaml").string(), "--out", out.string(), "-q"}, 120);
   ASSERT_FALSE(r.timed_out) << r.err;
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_LT(r.seconds, 8) << "a point ran to its time limit";
