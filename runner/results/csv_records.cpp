@@ -1,5 +1,6 @@
 #include "runner/results/csv_records.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <iterator>
@@ -83,7 +84,8 @@ std::optional<nlohmann::ordered_json> cell_value(const std::string& cell, const 
 
 }  // namespace
 
-CsvRecords read_csv_records(const std::filesystem::path& file) {
+CsvRecords read_csv_records(const std::filesystem::path& file,
+                            const std::set<std::string>& except) {
   CsvRecords out;
   std::error_code ec;
   if (std::filesystem::is_directory(file, ec))
@@ -95,6 +97,7 @@ CsvRecords read_csv_records(const std::filesystem::path& file) {
   if (!header) return out;  // empty, or a header cut short: no row can be read
   std::vector<const Column*> types;
   for (const auto& name : header->fields) types.push_back(find_column(name));
+  const auto id_column = std::find(header->fields.begin(), header->fields.end(), "point_id");
   std::size_t pos = header->next;
   int line = 2 + header->line_ends;
   while (pos < text.size()) {
@@ -112,6 +115,9 @@ CsvRecords read_csv_records(const std::filesystem::path& file) {
     if (row->fields.size() == 1 &&
         row->fields[0].find_first_not_of(std::string_view(" \t\0", 3)) == std::string::npos)
       continue;  // a blank line, or NUL bytes a crash left
+    if (id_column != header->fields.end() && row->fields.size() == header->fields.size() &&
+        except.count(normalize_point_id(row->fields[id_column - header->fields.begin()])))
+      continue;
     std::string why;
     Record r = Record::object();
     if (row->fields.size() != header->fields.size()) {

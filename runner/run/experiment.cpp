@@ -118,24 +118,14 @@ PreviousRecords read_previous_records(const RunOptions& options, const std::vect
   JsonlContent& content = found.content;
   PreviousRecords previous;
   previous.dropped_lines = std::move(content.dropped_lines);
-  std::set<std::string> planned;
-  for (const auto& p : points) planned.insert(p.id());
-  std::vector<Record> all = content.records;
+  // The records are moved, never copied: a resume of 100 000 points held four copies (3.2 GB).
   previous.kept = keep_for_resume(std::move(content.records), points);
   refuse_to_discard_records(manifest_file, previous.kept, found, options.shard_label,
                             options.force_mix);
   for (const auto& w : content.warnings) spdlog::warn("{}", w);
-  // The lines the kept set leaves out, verbatim (a duplicate is its earlier or losing line).
-  std::map<std::string, int> kept_lines;
-  for (const auto& r : previous.kept.records) ++kept_lines[r.dump()];
-  for (const auto& r : all) {
-    const std::string line = r.dump();
-    if (auto it = kept_lines.find(line); it != kept_lines.end() && it->second > 0) {
-      --it->second;
-      continue;
-    }
-    previous.dropped_lines.push_back(line);
-  }
+  // The lines the kept set leaves out (a duplicate is its earlier or losing line).
+  for (const auto& r : previous.kept.left_out) previous.dropped_lines.push_back(r.dump());
+  previous.kept.left_out.clear();
   return previous;
 }
 
@@ -211,15 +201,15 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
           k.duplicates, k.foreign, previous->dropped_lines.size() - k.duplicates - k.foreign,
           aside.string());
     }
-    kept = k.records;
-    done = k.done;
+    kept = std::move(previous->kept.records);
+    done = std::move(previous->kept.done);
+    previous.reset();
   }
   // The manifest first: a folder with records always has one (a resume trusts nothing else).
   std::unique_ptr<RecordFiles> files_owner;
   try {
     manifest.write("running", kept);
-    files_owner = std::make_unique<RecordFiles>(options.out_dir, options.stem);
-    files_owner->start_with(kept);
+    files_owner = std::make_unique<RecordFiles>(options.out_dir, options.stem, std::move(kept));
   } catch (const Refused& e) {
     print_quietly([&] {
       fmt::print(stderr, "error: {}\nNothing was run. Make room, then start again with: {}\n",
@@ -230,14 +220,14 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
   RecordFiles& files = *files_owner;
 
   RelativeMetrics relative(registry);
-  for (const auto& r : kept) relative.observe(r);
+  for (const auto& r : files.records()) relative.observe(r);
   std::size_t to_run = 0;
   for (const auto& p : points) to_run += done.count(p.id()) ? 0 : 1;
   if (claim.had_results)
     spdlog::info("resuming: {} points already ok, {} to run{}", done.size(), to_run,
-                 kept.size() > done.size()
+                 files.records().size() > done.size()
                      ? fmt::format(" ({} failed, skipped or invalid before: run again)",
-                                   kept.size() - done.size())
+                                   files.records().size() - done.size())
                      : "");
 
   std::vector<std::string> kinds;

@@ -17,17 +17,13 @@ RecordsOfBothFiles read_records_of_both_files(const std::filesystem::path& jsonl
   found.jsonl_records = content.records.size();
   std::error_code ec;
   if (!std::filesystem::exists(csv, ec)) return found;
-  CsvRecords from_csv = read_csv_records(csv);
-  found.csv_records = from_csv.records.size();
+  // A point's row is only needed where the JSONL has no line of it at all.
   std::set<std::string> in_jsonl;
   for (const auto& r : content.records) in_jsonl.insert(r.value("point_id", ""));
-  std::size_t recovered = 0;
-  for (auto& r : from_csv.records) {
-    // A point's row is only needed where the JSONL has no line of it at all.
-    if (in_jsonl.count(r.value("point_id", ""))) continue;
-    content.records.push_back(std::move(r));
-    ++recovered;
-  }
+  CsvRecords from_csv = read_csv_records(csv, in_jsonl);
+  const std::size_t recovered = from_csv.records.size();
+  found.csv_records = recovered;
+  for (auto& r : from_csv.records) content.records.push_back(std::move(r));
   if (recovered == 0) return found;  // the CSV's own flaws do not matter then
   content.warnings.insert(content.warnings.end(), from_csv.warnings.begin(),
                           from_csv.warnings.end());
@@ -76,10 +72,10 @@ void refuse_to_discard_records(const std::filesystem::path& manifest_file, const
                              ? count(doc["counts"].value("ok", nlohmann::json()))
                              : 0;
   if (kept.records.size() >= records && kept.done.size() >= ok) return;
-  const auto holds = [](const std::filesystem::path& file, std::size_t n) {
+  const auto holds = [](const std::filesystem::path& file, std::size_t n, const char* how) {
     std::error_code ec;
     return std::filesystem::exists(file, ec)
-               ? fmt::format("{} holds {}", file.filename().string(), n)
+               ? fmt::format("{} holds {}{}", file.filename().string(), n, how)
                : fmt::format("{} is gone", file.filename().string());
   };
   throw Refused(fmt::format(
@@ -88,7 +84,7 @@ void refuse_to_discard_records(const std::filesystem::path& manifest_file, const
       "measurements would be gone. Restore the record files (a backup or a snapshot of the "
       "folder), or start a new run with another --out; --force-mix resumes anyway",
       manifest_file.string(), records, ok, kept.records.size(), kept.done.size(),
-      holds(found.jsonl, found.jsonl_records), holds(found.csv, found.csv_records)));
+      holds(found.jsonl, found.jsonl_records, ""), holds(found.csv, found.csv_records, " more")));
 }
 
 }  // namespace runner

@@ -13,7 +13,8 @@ namespace runner {
 struct RecordsOfBothFiles {
   JsonlContent content;  // the JSONL's records, then those recovered from the CSV
   std::filesystem::path jsonl, csv;
-  std::size_t jsonl_records = 0, csv_records = 0;  // what each file held, readable
+  std::size_t jsonl_records = 0;  // readable records of the JSONL
+  std::size_t csv_records = 0;    // readable records of the CSV of points the JSONL lacks
 };
 RecordsOfBothFiles read_records_of_both_files(const std::filesystem::path& jsonl,
                                               const std::filesystem::path& csv);

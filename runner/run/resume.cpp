@@ -131,6 +131,7 @@ KeptRecords keep_for_resume(std::vector<Record> on_disk, const std::vector<Point
     const std::string id = r.value("point_id", "");
     if (!planned.count(id)) {
       ++kept.foreign;
+      kept.left_out.push_back(std::move(r));
       continue;
     }
     const auto it = slot.find(id);
@@ -142,8 +143,8 @@ KeptRecords keep_for_resume(std::vector<Record> on_disk, const std::vector<Point
     ++kept.duplicates;
     // The latest ok record wins; a record that is not ok never replaces an ok one.
     Record& current = kept.records[it->second];
-    if (r.value("status", "") == "ok" || current.value("status", "") != "ok")
-      current = std::move(r);
+    if (r.value("status", "") == "ok" || current.value("status", "") != "ok") std::swap(current, r);
+    kept.left_out.push_back(std::move(r));
   }
   for (const auto& r : kept.records)
     if (r.value("status", "") == "ok") kept.done.insert(r.value("point_id", ""));

@@ -35,6 +35,7 @@ struct KeptRecords {
   std::vector<Record> records;
   std::set<std::string> done;  // ids whose kept record is ok: not run again
   std::size_t duplicates = 0, foreign = 0;
+  std::vector<Record> left_out;  // the foreign and the losing duplicates, to be kept aside
 };
 KeptRecords keep_for_resume(std::vector<Record> on_disk, const std::vector<Point>& points);
 
