@@ -131,6 +131,13 @@ class UnusableResults(Exception):
     bad input; 1 means a point or the gate failed)."""
 
 
+def _warn_skipped(path: str, lines: list[int], what: str) -> None:
+    """One warning for the corrupt lines of a records file, naming the first ten."""
+    if lines:
+        shown = ", ".join(str(n) for n in lines[:10]) + (" ..." if len(lines) > 10 else "")
+        warn(f"{path}: skipped {len(lines)} corrupt {what} (line {shown})")
+
+
 def _read_csv(path: str) -> pd.DataFrame | None:
     """records.csv as text cells (types are fixed below, uniformly for the CSV and the JSONL
     path). A row whose cell count is not the header's (a crash's ragged line, a hand's edit) is
@@ -156,10 +163,7 @@ def _read_csv(path: str) -> pd.DataFrame | None:
         raise UnusableResults(f"{path}:{reader.line_num}: cannot be read as CSV ({exc})") from exc
     except OSError as exc:
         raise UnusableResults(f"{path}: cannot be read ({exc.strerror})") from exc
-    if corrupt:
-        shown = ", ".join(str(n) for n in corrupt[:10]) + (" ..." if len(corrupt) > 10 else "")
-        warn(f"{path}: skipped {len(corrupt)} corrupt row(s) whose cell count is not the "
-             f"header's (line {shown})")
+    _warn_skipped(path, corrupt, "row(s) whose cell count is not the header's")
     df = pd.DataFrame(rows, columns=header, dtype=object)
     return df.replace("", np.nan)
 
@@ -182,10 +186,7 @@ def _read_jsonl(path: str) -> pd.DataFrame | None:
                     corrupt.append(lineno)
     except OSError as exc:
         raise UnusableResults(f"{path}: cannot be read ({exc.strerror})") from exc
-    if corrupt:
-        shown = ", ".join(str(n) for n in corrupt[:10]) + (" ..." if len(corrupt) > 10 else "")
-        warn(f"{path}: skipped {len(corrupt)} corrupt line(s) that are not a JSON object "
-             f"(line {shown})")
+    _warn_skipped(path, corrupt, "line(s) that are not a JSON object")
     if not rows:
         return None
     df = pd.DataFrame(rows)

@@ -51,14 +51,9 @@ void refuse_to_discard_records(const std::filesystem::path& manifest_file, const
                                const RecordsOfBothFiles& found, const std::string& shard_label,
                                bool force_mix) {
   if (force_mix) return;
-  nlohmann::json doc;
-  try {
-    std::ifstream in(manifest_file);
-    doc = nlohmann::json::parse(in);
-  } catch (const std::exception&) {
-    return;  // check_resume_compatible has judged an unreadable manifest already
-  }
-  if (!doc.is_object()) return;
+  const auto read = manifest_if_readable(manifest_file);
+  if (!read || !read->is_object()) return;  // check_resume_compatible has judged it already
+  const nlohmann::json& doc = *read;
   const auto shard = doc.find("shard");
   if ((shard == doc.end()   ? std::string()
        : shard->is_string() ? shard->get<std::string>()

@@ -23,15 +23,20 @@ std::string mix_hint(bool fixable) {
 
 }  // namespace
 
-void check_plugins_unchanged(const std::filesystem::path& manifest_file,
-                             const nlohmann::json& plugins_now, bool force_mix) {
-  nlohmann::json doc;
+std::optional<nlohmann::json> manifest_if_readable(const std::filesystem::path& manifest_file) {
   try {
     std::ifstream in(manifest_file);
-    doc = nlohmann::json::parse(in);
+    return nlohmann::json::parse(in);
   } catch (const std::exception&) {
-    return;  // check_resume_compatible has judged an unreadable manifest already
+    return std::nullopt;
   }
+}
+
+void check_plugins_unchanged(const std::filesystem::path& manifest_file,
+                             const nlohmann::json& plugins_now, bool force_mix) {
+  const auto read = manifest_if_readable(manifest_file);
+  if (!read) return;  // check_resume_compatible has judged an unreadable manifest already
+  const nlohmann::json& doc = *read;
   if (force_mix || !doc.is_object() || !doc.contains("plugins") || !doc["plugins"].is_array())
     return;
   std::vector<std::string> changed;
