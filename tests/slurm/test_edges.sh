@@ -349,14 +349,14 @@ nobody_tasks=$(ps -u nobody -L --no-headers 2>/dev/null | wc -l)
 # The job runs as root (the test cluster's spool is root's) and starts the runner as nobody;
 # setpriv keeps the limit Slurm propagated.
 N_JOB=$(bash -c "ulimit -S -u $((nobody_tasks + 3)) && sbatch --parsable --time=2 --chdir='$N' \
-    --output='$N/job.out' --wrap \"ulimit -u; exec setpriv --reuid=nobody --regid=nogroup --clear-groups \
+    --output='$N/job.out' --wrap \"exec setpriv --reuid=nobody --regid=nogroup --clear-groups \
     '$RUNNER' '$N/config.yaml' --out '$N/out' --no-calibrate -q\"")
 wait_until 120 job_ended "$N_JOB" || true
 n_records=$(wc -l <"$N/out/records.jsonl" 2>/dev/null || echo 0)
-n_skipped=$(grep -c '"status":"skipped","message":"thread limit: a point of 2 threads needs 1 more thread, but the per-user process limit (ulimit -u' "$N/out/records.jsonl" 2>/dev/null)
+# The limit named is the one submitted: Slurm propagated it.
+n_skipped=$(grep -c "\"status\":\"skipped\",\"message\":\"thread limit: a point of 2 threads needs 1 more thread, but the per-user process limit (ulimit -u $((nobody_tasks + 3));" "$N/out/records.jsonl" 2>/dev/null)
 n_ok=$(grep -c '"status":"ok"' "$N/out/records.jsonl" 2>/dev/null)
 if [[ $(job_field "$N_JOB" ExitCode) == 0:0 && $n_records == 6 && $n_skipped == 2 && $n_ok == 4 ]] &&
-    [[ $(head -n 1 "$N/job.out") == $((nobody_tasks + 3)) ]] &&
     ! grep -q "timed out" "$N/out/records.jsonl"; then
     ok "ulimit -u in a job of nobody: 4 points ok, the 2-thread points skipped naming the limit, none timed out"
 else
