@@ -30,10 +30,14 @@ The gate (exit status 1 when it fails):
     --fail-on-noise    a `noise` point that would fail either check fails too (by
                        default it is listed as unjudged, and does not fail the gate)
 
+A gate that could check no point fails too (B empty, every point of B failed,
+B of another experiment): a regression gate that cannot fail would pass
+anything.
+
 Prints an aligned table and a summary to stdout and writes a CSV (default
 DIR_B/compare.csv).  Exit status: 0 the gate passed (or none was asked for),
-1 it failed, 2 usage error or unusable input (a missing directory, a bad
-reference file: FILE:LINE:COLUMN).  docs/analysis.md explains the rule.
+1 it failed, 2 usage error or unusable input (a missing directory, a folder
+without readable records, a bad reference file: FILE:LINE:COLUMN).  docs/analysis.md explains the rule.
 """
 
 from __future__ import annotations
@@ -298,6 +302,18 @@ def _list(rows: pd.DataFrame, what: str, limit: int = 20) -> None:
         print(f"  ... and {len(rows) - limit} more (the gate column of the CSV)")
 
 
+def _why_nothing_checked(a: pd.DataFrame | None, b: pd.DataFrame) -> str:
+    """What the runs hold, when a gate found no point to check."""
+    def held(df: pd.DataFrame, name: str) -> str:
+        experiments = sorted(e for e in df["experiment"].unique() if e)
+        return (f"{name} holds {len(df)} record(s), {int(df['ok'].sum())} ok" +
+                (f" (experiment {', '.join(experiments)})" if experiments else ""))
+    if a is None:
+        return held(b, "the run") + ", and no reference matched a point with status ok"
+    both = set(a.loc[a["ok"], "point_id"]) & set(b.loc[b["ok"], "point_id"])
+    return (f"{held(a, 'A')}; {held(b, 'B')}; {len(both)} point(s) ok in both")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(
         prog="runner compare",
@@ -341,8 +357,12 @@ def main(argv=None) -> int:
 
     single = len(args.dirs) == 1
     dir_b = args.dirs[-1]
-    b = rio.load_records(dir_b)
-    a = None if single else rio.load_records(args.dirs[0])
+    try:
+        b = rio.load_records(dir_b)
+        a = None if single else rio.load_records(args.dirs[0])
+    except rio.UnusableResults as exc:
+        print(f"compare: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     if single:
         table, stats = single_run_table(b), None
     else:
@@ -386,12 +406,17 @@ def main(argv=None) -> int:
             print(f"gate: {_points(len(unjudged))} would fail it but did not settle, so they "
                   "are not judged (--fail-on-noise fails them):")
             _list(unjudged, "noise")
+        checks = int((table["gate"] != "").sum())
         if len(failures):
             print(f"gate: FAILED, {_points(len(failures))}:")
             _list(failures, "FAIL")
             code = EXIT_GATE_FAILED
+        elif checks == 0:
+            # A gate that checked nothing cannot pass: B empty, every point of B failed, or B is
+            # another experiment (it used to print "passed (0 points checked)" and exit 0).
+            print(f"gate: FAILED, nothing was checked: {_why_nothing_checked(a, b)}")
+            code = EXIT_GATE_FAILED
         else:
-            checks = int((table["gate"] != "").sum())
             print(f"gate: passed ({_points(checks)} checked)")
     print(f"csv: {out}")
     return code

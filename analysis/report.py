@@ -21,7 +21,10 @@ OUT_DIR (default RESULTS_DIR/report/):
 * report.html the same, self-contained (figures inline as data URIs).
 
 docs/analysis.md explains each figure.  Exits 0 on success, 2 when
-RESULTS_DIR does not exist.
+RESULTS_DIR cannot be read: it does not exist, is a file, holds no
+records.csv or records.jsonl, or its only records file is unreadable (1 is
+README's code for a failed point or gate, never for bad input).  Corrupt
+rows and lines are skipped with a warning naming them.
 
 This file is the command: it loads the run (results_io.py), assembles the
 report's sections in order and writes them.  What goes in them lives in
@@ -160,11 +163,12 @@ def main(argv=None) -> int:
     ap.add_argument("results_dir", help="directory with records.csv / records.jsonl / manifest.json")
     ap.add_argument("--out", help="output directory (default RESULTS_DIR/report)")
     args = ap.parse_args(argv)
-    if not os.path.isdir(args.results_dir):
-        print(f"report: {args.results_dir}: no such directory", file=sys.stderr)
-        return 2
     out_dir = args.out or os.path.join(args.results_dir, "report")
-    doc = build_report(args.results_dir, out_dir)
+    try:
+        doc = build_report(args.results_dir, out_dir)
+    except rio.UnusableResults as exc:
+        print(f"report: {exc}", file=sys.stderr)
+        return 2
     print(doc.write(out_dir))
     return 0
 

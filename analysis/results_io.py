@@ -13,6 +13,7 @@ Everything here is defensive: a partial or interrupted run must still load.
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 import os
@@ -125,32 +126,67 @@ def normalize_point_id(value: Any) -> str:
 # Reading
 # --------------------------------------------------------------------------
 
+class UnusableResults(Exception):
+    """A results directory that cannot be read: the commands say so and exit 2 (README's code for
+    bad input; 1 means a point or the gate failed)."""
+
+
+def _warn_skipped(path: str, lines: list[int], what: str) -> None:
+    """One warning for the corrupt lines of a records file, naming the first ten."""
+    if lines:
+        shown = ", ".join(str(n) for n in lines[:10]) + (" ..." if len(lines) > 10 else "")
+        warn(f"{path}: skipped {len(lines)} corrupt {what} (line {shown})")
+
+
 def _read_csv(path: str) -> pd.DataFrame | None:
+    """records.csv as text cells (types are fixed below, uniformly for the CSV and the JSONL
+    path). A row whose cell count is not the header's (a crash's ragged line, a hand's edit) is
+    skipped, and the skipped rows are named: pandas skips some silently and pads others."""
+    rows, corrupt = [], []
     try:
-        # Everything as text first: types are fixed below, uniformly for the
-        # CSV and the JSONL path.  A killed run can leave a ragged last line;
-        # skip such lines rather than fail the whole report.
-        return pd.read_csv(path, dtype=str, keep_default_na=False,
-                           na_values=[""], on_bad_lines="warn")
-    except pd.errors.EmptyDataError:
-        return None
+        with open(path, newline="", encoding="utf-8", errors="replace") as fh:
+            reader = csv.reader(fh, strict=True)
+            header = next(reader, None)
+            if header is None:
+                return None
+            if "point_id" not in header:
+                raise UnusableResults(f"{path}: not a records file (its header has no point_id "
+                                      "column)")
+            for row in reader:
+                if not row or all(not cell.strip("\0 ") for cell in row):
+                    continue  # a blank line, or the NUL bytes a crash can leave
+                if len(row) != len(header):
+                    corrupt.append(reader.line_num)
+                    continue
+                rows.append(row)
+    except csv.Error as exc:
+        raise UnusableResults(f"{path}:{reader.line_num}: cannot be read as CSV ({exc})") from exc
+    except OSError as exc:
+        raise UnusableResults(f"{path}: cannot be read ({exc.strerror})") from exc
+    _warn_skipped(path, corrupt, "row(s) whose cell count is not the header's")
+    df = pd.DataFrame(rows, columns=header, dtype=object)
+    return df.replace("", np.nan)
 
 
 def _read_jsonl(path: str) -> pd.DataFrame | None:
-    rows = []
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError:
-                # Typically the truncated last line of an interrupted run.
-                warn(f"{path}:{lineno}: unreadable JSON line skipped")
-                continue
-            if isinstance(obj, dict):
-                rows.append(obj)
+    rows, corrupt = [], []
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            for lineno, line in enumerate(fh, 1):
+                line = line.strip().strip("\0")
+                if not line:
+                    continue
+                try:
+                    obj = json.loads(line)
+                except json.JSONDecodeError:
+                    obj = None  # typically the truncated last line of an interrupted run
+                if isinstance(obj, dict):
+                    rows.append(obj)
+                else:
+                    corrupt.append(lineno)
+    except OSError as exc:
+        raise UnusableResults(f"{path}: cannot be read ({exc.strerror})") from exc
+    _warn_skipped(path, corrupt, "line(s) that are not a JSON object")
     if not rows:
         return None
     df = pd.DataFrame(rows)
@@ -185,6 +221,19 @@ def _to_bool(v: Any) -> Any:
     return np.nan
 
 
+def check_results_dir(results_dir: str) -> None:
+    """UnusableResults unless results_dir is a folder with records.csv or records.jsonl."""
+    if not os.path.exists(results_dir):
+        raise UnusableResults(f"{results_dir}: no such directory")
+    if not os.path.isdir(results_dir):
+        raise UnusableResults(f"{results_dir}: is a file, not a results directory (give the "
+                              "folder that holds records.csv or records.jsonl)")
+    if not any(os.path.isfile(os.path.join(results_dir, name))
+               for name in ("records.csv", "records.jsonl")):
+        raise UnusableResults(f"{results_dir}: not a results directory: it holds no records.csv "
+                              "or records.jsonl")
+
+
 def load_records(results_dir: str) -> pd.DataFrame:
     """Return the normalised records of a results directory.
 
@@ -197,8 +246,14 @@ def load_records(results_dir: str) -> pd.DataFrame:
     df = None
     csv_path = os.path.join(results_dir, "records.csv")
     jsonl_path = os.path.join(results_dir, "records.jsonl")
+    check_results_dir(results_dir)
     if os.path.isfile(csv_path):
-        df = _read_csv(csv_path)
+        try:
+            df = _read_csv(csv_path)
+        except UnusableResults as exc:
+            if not os.path.isfile(jsonl_path):
+                raise
+            warn(f"{exc}; reading {jsonl_path} instead")
     if df is None and os.path.isfile(jsonl_path):
         df = _read_jsonl(jsonl_path)
     if df is None:

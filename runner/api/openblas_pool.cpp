@@ -11,20 +11,37 @@
 
 #include "runner/api/errors.hpp"
 #include "runner/base/host_memory.hpp"
+#include "runner/base/task_limit.hpp"
 
 extern "C" void openblas_set_num_threads(int num_threads);
 
 namespace runner {
 
+namespace {
+// The most threads OpenBLAS was given in this process: its pool keeps them (a later
+// openblas_set_num_threads with fewer leaves the threads alive).
+int g_pool_size = 1;
+}  // namespace
+
 void require_openblas_threads(int threads) {
+  if (const auto why =
+          tasks_do_not_fit(threads - g_pool_size, fmt::format("OpenBLAS with {} threads", threads)))
+    throw PointSkipped(*why);
   const int fit = openblas_threads_that_fit(threads);
-  if (fit >= threads) return;
+  if (fit >= threads) {
+    g_pool_size = std::max(g_pool_size, threads);  // the caller starts them now
+    return;
+  }
   throw PointSkipped(fmt::format(
       "out of memory: OpenBLAS with {} thread{} needs about {} of address space, ulimit -v "
       "leaves {}",
       threads, threads == 1 ? "" : "s",
       format_gb(static_cast<double>(threads) * kOpenBlasBytesPerThread),
       format_gb(static_cast<double>(address_space_headroom().value_or(0)))));
+}
+
+int openblas_pool_threads() {
+  return std::max(0, g_pool_size - 1);
 }
 
 void start_openblas_pool_unpinned() {
@@ -41,9 +58,13 @@ void start_openblas_pool_unpinned() {
   // Under `ulimit -v` only as many threads as have room for their buffers (host_memory.hpp); not
   // even one: the BLAS call cannot be made.
   require_openblas_threads(1);
-  const int threads =
-      std::max(1, openblas_threads_that_fit(std::max(CPU_COUNT(&all), CPU_COUNT(&saved))));
+  // Under `ulimit -u` only the threads the per-user process limit leaves room for: a pool thread
+  // that cannot start made OpenBLAS raise SIGINT, or wait forever for it.
+  const int threads = std::max(
+      1, std::min(openblas_threads_that_fit(std::max(CPU_COUNT(&all), CPU_COUNT(&saved))),
+                  threads_within_task_limit(std::max(CPU_COUNT(&all), CPU_COUNT(&saved)))));
   started = true;
+  g_pool_size = std::max(g_pool_size, threads);
   if (CPU_COUNT(&all) <= CPU_COUNT(&saved)) {  // not pinned narrower than the places
     openblas_set_num_threads(threads);
     return;

@@ -14,8 +14,12 @@ namespace runner {
 void start_openblas_pool_unpinned();
 
 // Throws PointSkipped ("out of memory: OpenBLAS with N threads needs ...") unless `threads`
-// OpenBLAS threads fit in the address space left: a point that asks for more must not start
-// them (they would spin forever).
+// OpenBLAS threads fit in the address space left, and ("thread limit: ...") under the per-user
+// process limit (runner/base/task_limit.hpp): a point that asks for more must not start them
+// (they would spin forever).
 void require_openblas_threads(int threads);
+
+// The threads of OpenBLAS's pool beside the caller's (0 before start_openblas_pool_unpinned).
+int openblas_pool_threads();
 
 }  // namespace runner

@@ -40,6 +40,11 @@ bool write_all(int fd, std::string_view text) {
 }
 
 void write_file_atomically(const std::filesystem::path& file, std::string_view content) {
+  write_file_atomically(file, [&](int fd) { return write_all(fd, content); });
+}
+
+void write_file_atomically(const std::filesystem::path& file,
+                           const std::function<bool(int fd)>& write) {
   const std::filesystem::path tmp = file.string() + ".tmp";
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) io_error(tmp, "cannot create", errno);
@@ -49,7 +54,7 @@ void write_file_atomically(const std::filesystem::path& file, std::string_view c
     ::unlink(tmp.c_str());
     io_error(tmp, what, saved);
   };
-  if (!write_all(fd, content)) fail("cannot write");
+  if (!write(fd)) fail("cannot write");
   if (::fsync(fd) != 0) fail("cannot flush to disk");
   ::close(fd);
   if (std::rename(tmp.c_str(), file.c_str()) != 0) {

@@ -1,5 +1,6 @@
 #pragma once
 #include <filesystem>
+#include <functional>
 #include <string_view>
 
 namespace runner {
@@ -8,6 +9,10 @@ namespace runner {
 // file in the same folder, fsync, rename, fsync of the folder. Throws Refused (exit 3) with the
 // path and the system's reason (full disk, no permission); the old content is then untouched.
 void write_file_atomically(const std::filesystem::path& file, std::string_view content);
+// The same for content written piece by piece: `write` calls write_all(fd, ...) for each piece
+// and returns false (errno set) when one fails. A file of 100 000 records need not be one string.
+void write_file_atomically(const std::filesystem::path& file,
+                           const std::function<bool(int fd)>& write);
 
 // Writes all of `text` at the end of fd, again after EINTR; false with errno set when the system
 // refuses (a full disk, a file size limit).

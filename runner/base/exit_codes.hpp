@@ -17,7 +17,9 @@ inline constexpr int kRefused = 3;      // refused, or the environment failed: t
                                         // --resume`: an edited OUT/config.yaml
 inline constexpr int kIncomplete = 4;   // `collect`: planned points have no record yet (pending,
                                         // killed, cancelled): `runner submit --resume` them
-// 128 + N: stopped by signal N (129 SIGHUP, 130 SIGINT, 131 SIGQUIT, 143 SIGTERM). The records
+// 128 + N: stopped by signal N (129 SIGHUP, 130 SIGINT, 131 SIGQUIT, 138 SIGUSR1, 140 SIGUSR2,
+// 142 SIGALRM, 143 SIGTERM, 152 SIGXCPU: the signals Slurm's --signal and CPU-time limits send
+// before a job ends). The records
 // so far are valid, the manifest says "interrupted", and the resume command was printed.
 inline constexpr int kSignalBase = 128;
 

@@ -16,7 +16,11 @@ namespace {
 std::atomic<int> g_signal{0};  // the first stop signal
 std::atomic<int> g_count{0};   // stop signals received
 
-constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+// Besides the terminal's and scancel's, every signal a batch system sends to end a job: Slurm's
+// --signal=USR1@60 (or USR2, ALRM) before the time limit, SIGXCPU when a CPU-time limit is near.
+// Their default action ends the process like kill -9 would (the manifest left "running").
+constexpr int kStopSignals[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT,
+                                SIGUSR1, SIGUSR2, SIGALRM, SIGXCPU};
 
 extern "C" void on_stop_signal(int sig) {
   int expected = 0;

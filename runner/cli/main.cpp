@@ -18,10 +18,13 @@
 #include "runner/api/gpu_info.hpp"
 #include "runner/api/registry.hpp"
 #include "runner/base/build_info.hpp"
+#include "runner/base/diagnostic_stream.hpp"
 #include "runner/base/errors.hpp"
 #include "runner/base/exit_codes.hpp"
 #include "runner/base/install_layout.hpp"
 #include "runner/base/interrupt.hpp"
+#include "runner/base/printable.hpp"
+#include "runner/base/standard_fds.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/cli/process_setup.hpp"
 #include "runner/measure/calibration.hpp"
@@ -54,6 +57,8 @@ std::string version_text() {
 int main(int argc, char** argv) {
   using namespace runner;
   using namespace runner::cli;
+  make_standard_fds_safe();      // before the first file is opened (also run before main)
+  make_diagnostics_unfailing();  // before spdlog keeps a copy of stderr
   spdlog::set_default_logger(spdlog::stderr_color_mt("runner"));
   spdlog::set_pattern("%^%l%$: %v");
   fit_openblas_to_address_space(argv);
@@ -72,7 +77,7 @@ int main(int argc, char** argv) {
       return exec_analysis(words[0] + ".py",
                            std::vector<std::string>(words.begin() + 1, words.end()));
     } catch (const UsageError& e) {
-      fmt::print(stderr, "error: {}\n", e.what());
+      fmt::print(stderr, "error: {}\n", printable(e.what(), /*keep_newlines=*/true));
       return exit_code::kUsage;
     }
   }
@@ -101,12 +106,17 @@ int main(int argc, char** argv) {
   app.set_version_flag("-V,--version", version_text());
   app.require_subcommand(0, 1);
 
+  // `--out ""` named no folder and silently meant the default one.
+  const CLI::Validator kFolderName(
+      [](const std::string& name) { return name.empty() ? "an empty name: give a folder" : ""; },
+      "DIR");
   RunArguments run_args;
   auto* run =
       app.add_subcommand("run", "Run every point of a config (the default: `runner CONFIG`)");
   run->add_option("config", run_args.config, "Experiment config (YAML)")->required();
   run->add_option("--out", run_args.out,
-                  "Results directory (default results/<experiment>/<UTC time>-<host>)");
+                  "Results directory (default results/<experiment>/<UTC time>-<host>)")
+      ->check(kFolderName);
   run->add_flag("--dry-run", run_args.dry_run, "Print the points and exit");
   run->add_flag("--resume", run_args.resume, "Skip points already ok in --out, retry the others");
   run->add_flag("--force-mix", run_args.force_mix,
@@ -220,14 +230,14 @@ int main(int argc, char** argv) {
     if (!e.details().empty()) fmt::print(stderr, "{}\n", e.details());
     return exit_code::kUsage;
   } catch (const CLI::ValidationError& e) {
-    fmt::print(stderr, "error: {}\n", e.what());
+    fmt::print(stderr, "error: {}\n", printable(e.what(), /*keep_newlines=*/true));
     return exit_code::kUsage;
   } catch (const UsageError& e) {
-    fmt::print(stderr, "error: {}\n", e.what());
+    fmt::print(stderr, "error: {}\n", printable(e.what(), /*keep_newlines=*/true));
     return exit_code::kUsage;
   } catch (const std::exception& e) {
     // Refused, and whatever else keeps the command from finishing: the environment, not a point.
-    fmt::print(stderr, "error: {}\n", e.what());
+    fmt::print(stderr, "error: {}\n", printable(e.what(), /*keep_newlines=*/true));
     return exit_code::kRefused;
   }
 }

@@ -10,7 +10,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include "runner/base/cpu_affinity.hpp"
 #include "runner/base/host_memory.hpp"
+#include "runner/base/task_limit.hpp"
 
 namespace runner::cli {
 
@@ -20,11 +22,7 @@ namespace {
 constexpr long kMaxThreads = 4096;
 
 int cores_of_this_process() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
-  const long n = sysconf(_SC_NPROCESSORS_ONLN);
-  return n > 0 ? static_cast<int>(n) : 1;
+  return usable_cpus();
 }
 
 // OMP_NUM_THREADS is a comma-separated list of positive counts (one per nesting level).
@@ -78,6 +76,7 @@ void prepare_process_environment(char** argv) {
 }
 
 void fit_openblas_to_address_space(char** argv) {
+  if (const auto fitted = openblas_fitted_to_task_limit()) spdlog::warn("{}", *fitted);
   if (!address_space_headroom()) return;
   const char* given = std::getenv("OPENBLAS_NUM_THREADS");
   const long wanted = given && sane_thread_list(given) ? std::stol(given) : cores_of_this_process();

@@ -15,7 +15,8 @@ void prepare_process_environment(char** argv);
 // the threads whose 128 MiB buffers fit (runner/base/host_memory.hpp), with a warning, and the
 // binary starts again (once). OpenBLAS starts its thread pool when it is loaded, before main, and a
 // pool thread without room for its buffer spins forever, also in `runner --version`: the pool is
-// joined at exit.
+// joined at exit. Under `ulimit -u` the binary was started again before OpenBLAS loaded
+// (runner/base/task_limit.hpp); this says so.
 void fit_openblas_to_address_space(char** argv);
 
 }  // namespace runner::cli

@@ -106,6 +106,13 @@ int run_command(const RunArguments& args) {
     if (!s)
       throw CLI::ValidationError("--shard",
                                  "expected I/N with 0 <= I < N, got '" + args.shard + "'");
+    // Bounded before shard() sizes anything by it (1/2147483647 was std::bad_alloc), as
+    // `runner submit --tasks` is: a shard beyond the points would be empty.
+    if (static_cast<std::size_t>(s->count) > all_points.size())
+      throw UsageError(fmt::format(
+          "--shard {}: the matrix has {} point(s), so 1 to {} shards (an empty shard measures "
+          "nothing)",
+          args.shard, all_points.size(), all_points.size()));
     points = shard(all_points, s->index, s->count, Registry::instance());
     stem = fmt::format("shards/{}", s->index);
     shard_label = args.shard;
@@ -128,7 +135,8 @@ int run_command(const RunArguments& args) {
   // A shard of a submitted run always gets --resume (jobs/shard.sbatch: a requeued shard must
   // keep its records), so a shard without files yet is the normal first start, not news.
   if (args.resume && shard_label.empty() &&
-      !std::filesystem::exists(options.out_dir / (stem + ".jsonl")))
+      !std::filesystem::exists(options.out_dir / (stem + ".jsonl")) &&
+      !std::filesystem::exists(options.out_dir / (stem + ".csv")))
     spdlog::warn("--resume: {} holds no records yet; starting afresh", options.out_dir.string());
   options.stem = stem;
   options.shard_label = shard_label;

@@ -22,10 +22,20 @@ namespace runner {
 
 namespace {
 
-std::string dump_lines(const std::vector<Record>& records) {
-  std::string text;
-  for (const auto& r : records) text += r.dump() + "\n";
-  return text;
+// Writes the lines `line(i)` of records 0..n-1 to fd in pieces of about 1 MiB: the text of 100 000
+// records is never one string. False (errno set) when a write fails.
+template <typename Line>
+bool write_lines(int fd, std::string head, std::size_t n, Line line) {
+  constexpr std::size_t kPiece = std::size_t{1} << 20;
+  std::string piece = std::move(head);
+  for (std::size_t i = 0; i < n; ++i) {
+    piece += line(i);
+    if (piece.size() >= kPiece) {
+      if (!write_all(fd, piece)) return false;
+      piece.clear();
+    }
+  }
+  return write_all(fd, piece);
 }
 
 }  // namespace
@@ -37,22 +47,20 @@ JsonlContent read_records(const std::filesystem::path& file) {
     throw Refused(fmt::format("{}: is a folder, not a records file", file.string()));
   std::ifstream in(file, std::ios::binary);
   if (!in) return out;
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::size_t pos = 0;
+  // Line by line: the whole text of 100 000 records (150 MB) need not be held beside them.
+  std::string text;
   int line_no = 0;
-  while (pos < text.size()) {
-    const std::size_t end = text.find('\n', pos);
+  while (std::getline(in, text)) {
     ++line_no;
-    if (end == std::string::npos) {
+    if (in.eof()) {
       // Without its newline a line may be a prefix of a longer record that happens to parse.
       out.warnings.push_back(
           fmt::format("{}:{}: dropped a truncated last record ({} bytes without a newline)",
-                      file.string(), line_no, text.size() - pos));
-      out.dropped_lines.emplace_back(text.substr(pos));
+                      file.string(), line_no, text.size()));
+      out.dropped_lines.emplace_back(text);
       break;
     }
-    std::string_view line(text.data() + pos, end - pos);
-    pos = end + 1;
+    std::string_view line(text);
     // CR of a file edited on Windows; NUL bytes of blocks a crash left zero-filled.
     const auto first = line.find_first_not_of(std::string_view(" \t\r\0", 4));
     if (first == std::string_view::npos) continue;
@@ -135,11 +143,7 @@ void append_whole(int fd, const std::filesystem::path& file, std::string_view li
 
 RecordFiles::RecordFiles(std::filesystem::path dir, std::string stem, double sync_interval_s)
     : dir_(std::move(dir)), stem_(std::move(stem)), sync_interval_s_(sync_interval_s) {
-  std::error_code ec;
-  std::filesystem::create_directories(jsonl_path().parent_path(), ec);
-  if (ec)
-    throw Refused(
-        fmt::format("{}: cannot create: {}", jsonl_path().parent_path().string(), ec.message()));
+  make_folder();
   records_ = read_jsonl(jsonl_path(), nullptr);
   index_records();
   // The files continue as they are: a CSV that does not start with the header of these records
@@ -152,6 +156,21 @@ RecordFiles::RecordFiles(std::filesystem::path dir, std::string stem, double syn
     write_file_atomically(csv_path(), to_csv(records_));
   open_files();
   last_sync_s_ = steady_seconds();
+}
+
+RecordFiles::RecordFiles(std::filesystem::path dir, std::string stem, std::vector<Record> kept,
+                         double sync_interval_s)
+    : dir_(std::move(dir)), stem_(std::move(stem)), sync_interval_s_(sync_interval_s) {
+  make_folder();
+  start_with(std::move(kept));
+}
+
+void RecordFiles::make_folder() const {
+  std::error_code ec;
+  std::filesystem::create_directories(jsonl_path().parent_path(), ec);
+  if (ec)
+    throw Refused(
+        fmt::format("{}: cannot create: {}", jsonl_path().parent_path().string(), ec.message()));
 }
 
 RecordFiles::~RecordFiles() {
@@ -180,9 +199,15 @@ void RecordFiles::index_records() {
 }
 
 void RecordFiles::rewrite_files() {
-  write_file_atomically(jsonl_path(), dump_lines(records_));
+  write_file_atomically(jsonl_path(), [&](int fd) {
+    return write_lines(fd, "", records_.size(),
+                       [&](std::size_t i) { return records_[i].dump() + "\n"; });
+  });
   csv_columns_ = csv_columns(records_);
-  write_file_atomically(csv_path(), to_csv(records_));
+  write_file_atomically(csv_path(), [&](int fd) {
+    return write_lines(fd, csv_header(csv_columns_), records_.size(),
+                       [&](std::size_t i) { return csv_row(records_[i], csv_columns_); });
+  });
   open_files();  // the old descriptors point at the replaced files
   last_sync_s_ = steady_seconds();
 }

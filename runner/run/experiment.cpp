@@ -26,6 +26,7 @@
 #include "runner/base/exit_codes.hpp"
 #include "runner/base/host_memory.hpp"
 #include "runner/base/interrupt.hpp"
+#include "runner/base/task_limit.hpp"
 #include "runner/measure/calibration.hpp"
 #include "runner/measure/device_monitor.hpp"
 #include "runner/measure/environment.hpp"
@@ -40,7 +41,9 @@
 #include "runner/run/device_scheduler.hpp"
 #include "runner/run/device_slots.hpp"
 #include "runner/run/output_dir.hpp"
+#include "runner/run/output_watch.hpp"
 #include "runner/run/progress.hpp"
+#include "runner/run/record_recovery.hpp"
 #include "runner/run/resume.hpp"
 #include "runner/run/worker_process.hpp"
 #include "runner/spec/matrix.hpp"
@@ -57,17 +60,23 @@ std::string device_of(const nlohmann::json& env) {
   return env.value("cpu_model", "");
 }
 
-// The command that continues this run, ready to paste into a shell. A shard of a submitted run
-// is continued by resubmitting the run (Slurm runs the shard again, with --resume).
+// The command that continues this run, ready to paste into a shell — from any folder: its paths
+// are absolute (a batch log is read, and the command pasted, far from where the run started). A
+// shard of a submitted run is continued by resubmitting the run (Slurm runs the shard again, with
+// --resume).
 std::string resume_command(const ExperimentSpec& spec, const RunOptions& options) {
-  std::string cmd = fmt::format("runner {} --out {} --resume", shell_quote(spec.file.string()),
-                                shell_quote(options.out_dir.string()));
+  std::error_code ec;
+  const auto absolute = [&](const std::filesystem::path& p) {
+    const auto a = std::filesystem::absolute(p, ec);
+    return shell_quote((ec ? p : a.lexically_normal()).string());
+  };
+  std::string cmd =
+      fmt::format("runner {} --out {} --resume", absolute(spec.file), absolute(options.out_dir));
   if (options.shard_label.empty()) return cmd;
   cmd += " --shard " + options.shard_label;
-  std::error_code ec;
   if (std::filesystem::exists(options.out_dir / "slurm", ec))
     return fmt::format("runner submit --resume {} (the submitted run), or on this node: {}",
-                       shell_quote(options.out_dir.string()), cmd);
+                       absolute(options.out_dir), cmd);
   return cmd;
 }
 
@@ -81,33 +90,47 @@ void print_quietly(Fn&& fn) {
   }
 }
 
+// The results folder was deleted or moved during the run (runner/run/output_watch.hpp): nothing
+// more is written there; say where the records are, or that they are gone.
+void print_folder_lost(const OutputWatch::Lost& lost, std::size_t records,
+                       const ExperimentSpec& spec, const RunOptions& options) {
+  if (lost.deleted) {
+    fmt::print(stderr,
+               "\nerror: {} was deleted during the run: its {} record(s) went with it. The run "
+               "stopped; nothing more was written\n",
+               options.out_dir.string(), records);
+    return;
+  }
+  RunOptions there = options;
+  there.out_dir = lost.moved_to;
+  fmt::print(stderr,
+             "\nerror: {} was moved to {} during the run. The run stopped: its {} record(s) are "
+             "safe in {} (the manifest still says running). Resume there with: {}\n",
+             options.out_dir.string(), lost.moved_to.string(), records, lost.moved_to.string(),
+             resume_command(spec, there));
+}
+
 // What a resume reads before anything is rewritten: the records there, checked against the plan.
 struct PreviousRecords {
   KeptRecords kept;
   std::vector<std::string> dropped_lines;  // unreadable, duplicate or foreign: kept aside
 };
 
-PreviousRecords read_previous_records(const std::filesystem::path& jsonl,
-                                      const std::vector<Point>& points) {
-  JsonlContent content = read_records(jsonl);
-  for (const auto& w : content.warnings) spdlog::warn("{}", w);
+PreviousRecords read_previous_records(const RunOptions& options, const std::vector<Point>& points,
+                                      const std::filesystem::path& manifest_file) {
+  RecordsOfBothFiles found = read_records_of_both_files(options.out_dir / (options.stem + ".jsonl"),
+                                                        options.out_dir / (options.stem + ".csv"));
+  JsonlContent& content = found.content;
   PreviousRecords previous;
   previous.dropped_lines = std::move(content.dropped_lines);
-  std::set<std::string> planned;
-  for (const auto& p : points) planned.insert(p.id());
-  std::vector<Record> all = content.records;
+  // The records are moved, never copied: a resume of 100 000 points held four copies (3.2 GB).
   previous.kept = keep_for_resume(std::move(content.records), points);
-  // The lines the kept set leaves out, verbatim (a duplicate is its earlier or losing line).
-  std::map<std::string, int> kept_lines;
-  for (const auto& r : previous.kept.records) ++kept_lines[r.dump()];
-  for (const auto& r : all) {
-    const std::string line = r.dump();
-    if (auto it = kept_lines.find(line); it != kept_lines.end() && it->second > 0) {
-      --it->second;
-      continue;
-    }
-    previous.dropped_lines.push_back(line);
-  }
+  refuse_to_discard_records(manifest_file, previous.kept, found, options.shard_label,
+                            options.force_mix);
+  for (const auto& w : content.warnings) spdlog::warn("{}", w);
+  // The lines the kept set leaves out (a duplicate is its earlier or losing line).
+  for (const auto& r : previous.kept.left_out) previous.dropped_lines.push_back(r.dump());
+  previous.kept.left_out.clear();
   return previous;
 }
 
@@ -166,16 +189,16 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
                     options.stem == "records" ? "manifest.json" : options.stem + ".manifest.json");
   const std::filesystem::path jsonl = options.out_dir / (options.stem + ".jsonl");
   std::error_code ec;
-  // An empty records file holds nothing to protect (a run stopped before its first record).
+  // Empty record files hold nothing to protect (a run stopped before its first record).
   const bool records_exist =
-      std::filesystem::exists(jsonl, ec) && std::filesystem::file_size(jsonl, ec) > 0;
+      record_files_hold_records(jsonl, options.out_dir / (options.stem + ".csv"));
   RunIdentity identity = identity_of(spec.text);
   if (claim.had_results) {
     check_resume_compatible(manifest.path(), identity, records_exist, options.force_mix);
     check_plugins_unchanged(manifest.path(), options.plugins, options.force_mix);
   }
   std::optional<PreviousRecords> previous;
-  if (claim.had_results) previous = read_previous_records(jsonl, points);
+  if (claim.had_results) previous = read_previous_records(options, points, manifest.path());
 
   auto stopped_before_start = [&]() {
     print_quietly([&] {
@@ -193,7 +216,9 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
   slots.start_missing();
   if (slots.cpu().hello.is_null()) {
     if (interrupt_requested()) return stopped_before_start();
-    throw Refused("the worker process died while starting (initialising CUDA?)");
+    const std::string limit = task_limit_note();
+    throw Refused("the worker process died while starting" +
+                  (limit.empty() ? std::string(" (initialising CUDA?)") : limit));
   }
   nlohmann::json env = slots.cpu().hello;
   nlohmann::json gpus_used = nlohmann::json::array();
@@ -269,15 +294,15 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
           k.duplicates, k.foreign, previous->dropped_lines.size() - k.duplicates - k.foreign,
           aside.string());
     }
-    kept = k.records;
-    done = k.done;
+    kept = std::move(previous->kept.records);
+    done = std::move(previous->kept.done);
+    previous.reset();
   }
   // The manifest first: a folder with records always has one (a resume trusts nothing else).
   std::unique_ptr<RecordFiles> files_owner;
   try {
     manifest.write("running", kept);
-    files_owner = std::make_unique<RecordFiles>(options.out_dir, options.stem);
-    files_owner->start_with(kept);
+    files_owner = std::make_unique<RecordFiles>(options.out_dir, options.stem, std::move(kept));
   } catch (const Refused& e) {
     print_quietly([&] {
       fmt::print(stderr, "error: {}\nNothing was run. Make room, then start again with: {}\n",
@@ -288,14 +313,14 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
   RecordFiles& files = *files_owner;
 
   RelativeMetrics relative(registry);
-  for (const auto& r : kept) relative.observe(r);
+  for (const auto& r : files.records()) relative.observe(r);
   std::size_t to_run = 0;
   for (const auto& p : points) to_run += done.count(p.id()) ? 0 : 1;
   if (claim.had_results)
     spdlog::info("resuming: {} points already ok, {} to run{}", done.size(), to_run,
-                 kept.size() > done.size()
+                 files.records().size() > done.size()
                      ? fmt::format(" ({} failed, skipped or invalid before: run again)",
-                                   kept.size() - done.size())
+                                   files.records().size() - done.size())
                      : "");
 
   std::vector<std::string> kinds;
@@ -327,6 +352,8 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
   constexpr double kGraceSeconds = 3.0;
 
   std::string write_error;
+  const OutputWatch watch(options.out_dir);
+  std::optional<OutputWatch::Lost> folder_lost;
   PointTimes ran;  // this invocation's points (a resume keeps earlier ones besides)
   std::vector<std::string> taken_out;
   int idle_rounds = 0;
@@ -357,6 +384,8 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
         r["point_s"] = 0.0;
         record_point(nullptr, i, std::move(r));
       }
+      // A folder deleted or moved under the run: stop, saying where the records went.
+      if ((folder_lost = watch.check())) break;
       bool assigned = false;
       if (!interrupt_requested()) {
         for (auto& slot : slots.slots()) {
@@ -366,7 +395,8 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
             if (interrupt_requested()) break;
             if (!slot.gpu) {
               if (slot.starts_failed_in_a_row >= kFailedStartsToGiveUp)
-                throw Refused("three worker processes in a row died while starting; giving up");
+                throw Refused("three worker processes in a row died while starting; giving up" +
+                              task_limit_note());
               continue;
             }
             if (scheduler.start_failed(slot.id))
@@ -441,6 +471,10 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
   if (!taken_out.empty()) manifest.add("gpus_taken_out", taken_out);
   slots.slots().clear();
   progress.clear();
+  if (folder_lost || (folder_lost = watch.check())) {
+    print_quietly([&] { print_folder_lost(*folder_lost, files.records().size(), spec, options); });
+    return exit_code::kRefused;
+  }
   const bool interrupted = interrupt_requested();
   bool finished_files = true;
   try {

@@ -117,6 +117,14 @@ ClaimedOutput claim_output_dir(const std::filesystem::path& dir, const std::stri
   const auto status = std::filesystem::status(dir, ec);
   if (std::filesystem::exists(status) && !std::filesystem::is_directory(status))
     throw UsageError(fmt::format("--out {}: exists and is not a folder", dir.string()));
+  if (std::filesystem::is_symlink(std::filesystem::symlink_status(dir, ec)) &&
+      !std::filesystem::exists(status)) {
+    const auto target = std::filesystem::read_symlink(dir, ec);
+    throw Refused(fmt::format(
+        "{}: cannot create: it is a symbolic link to {}, which does not exist; create {} first, "
+        "or choose another --out",
+        dir.string(), target.string(), target.string()));
+  }
   const bool shard = stem != "records";
   const auto lock_dir = shard ? (dir / stem).parent_path() : dir;
   std::filesystem::create_directories(lock_dir, ec);

@@ -19,11 +19,13 @@
 #include "runner/api/errors.hpp"
 #include "runner/api/gpu/runtime_name.hpp"
 #include "runner/api/gpu_info.hpp"
+#include "runner/api/openblas_pool.hpp"
 #include "runner/base/build_info.hpp"
 #include "runner/base/errors.hpp"
 #include "runner/base/exit_codes.hpp"
 #include "runner/base/host_memory.hpp"
 #include "runner/base/interrupt.hpp"
+#include "runner/base/task_limit.hpp"
 #include "runner/measure/calibration.hpp"
 #include "runner/measure/device_monitor.hpp"
 #include "runner/measure/environment.hpp"
@@ -146,6 +148,16 @@ Record measure_point(const ExperimentSpec& spec, const Point& point, const Regis
   };
   if (!memory.limited_by.empty() && host_need > static_cast<double>(memory.available_bytes)) {
     set_status(r, Status::skipped, out_of_memory(""));
+    return r;
+  }
+  // Under `ulimit -u`, the point's threads beside the worker's main and watchdog threads and the
+  // OpenBLAS pool (libgomp ends the process when it cannot start a thread; threads of an earlier
+  // point's team are reused).
+  if (const auto why =
+          point.threads ? threads_do_not_fit(*point.threads + 1 + openblas_pool_threads(),
+                                             fmt::format("a point of {} threads", *point.threads))
+                        : std::nullopt) {
+    set_status(r, Status::skipped, *why);
     return r;
   }
   const ProfilerRange range("point " + point.id());

@@ -12,6 +12,13 @@ std::string clock_text(double seconds) {
   return fmt::format("{}:{:02d}", s / 60, s % 60);
 }
 
+// Progress lines are diagnostics: a stderr that refuses them (a closed pipe, a full disk, a
+// terminal gone) must not stop the run, so their writes are never checked (fmt::print throws).
+void write_quietly(std::FILE* out, const std::string& text) {
+  std::fputs(text.c_str(), out);
+  std::fflush(out);
+}
+
 }  // namespace
 
 Progress::Progress(Mode mode, std::vector<std::string> kinds, std::FILE* out, double log_interval_s)
@@ -41,8 +48,7 @@ void Progress::start(const std::string& what) {
   const double eta = eta_seconds();
   std::string line = fmt::format("[{}/{}] {}", done_count_ + 1, kinds_.size(), what);
   if (line.size() > 100) line = line.substr(0, 97) + "...";
-  fmt::print(out_, "\r\033[K{}  ETA {}", line, eta < 0 ? "?" : clock_text(eta));
-  std::fflush(out_);
+  write_quietly(out_, fmt::format("\r\033[K{}  ETA {}", line, eta < 0 ? "?" : clock_text(eta)));
 }
 
 void Progress::finish(std::size_t index, const std::string& status, double seconds) {
@@ -64,12 +70,13 @@ void Progress::finish(std::size_t index, const std::string& status, double secon
     return;
   const double spent = std::chrono::duration<double>(now - t0_).count();
   const double eta = eta_seconds();
-  fmt::print(
-      out_, "[{}/{} {:.0f} %] {} spent, ETA {}; last: {} {} ({})\n", done_count_, kinds_.size(),
-      100.0 * static_cast<double>(done_count_) / kinds_.size(), clock_text(spent),
-      last ? "0:00" : (eta < 0 ? "?" : clock_text(eta)), current_, status,
-      seconds < 1 ? fmt::format("{:.0f} ms", seconds * 1e3) : fmt::format("{:.1f} s", seconds));
-  std::fflush(out_);
+  write_quietly(out_,
+                fmt::format("[{}/{} {:.0f} %] {} spent, ETA {}; last: {} {} ({})\n", done_count_,
+                            kinds_.size(), 100.0 * static_cast<double>(done_count_) / kinds_.size(),
+                            clock_text(spent), last ? "0:00" : (eta < 0 ? "?" : clock_text(eta)),
+                            current_, status,
+                            seconds < 1 ? fmt::format("{:.0f} ms", seconds * 1e3)
+                                        : fmt::format("{:.1f} s", seconds)));
   printed_ = true;
   last_line_ = now;
 }
@@ -82,7 +89,7 @@ void Progress::skip(std::size_t index) {
 }
 
 void Progress::clear() {
-  if (mode_ == Mode::terminal) fmt::print(out_, "\r\033[K");
+  if (mode_ == Mode::terminal) write_quietly(out_, "\r\033[K");
 }
 
 }  // namespace runner

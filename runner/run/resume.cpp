@@ -1,5 +1,7 @@
 #include "runner/run/resume.hpp"
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <map>
 
@@ -21,15 +23,20 @@ std::string mix_hint(bool fixable) {
 
 }  // namespace
 
-void check_plugins_unchanged(const std::filesystem::path& manifest_file,
-                             const nlohmann::json& plugins_now, bool force_mix) {
-  nlohmann::json doc;
+std::optional<nlohmann::json> manifest_if_readable(const std::filesystem::path& manifest_file) {
   try {
     std::ifstream in(manifest_file);
-    doc = nlohmann::json::parse(in);
+    return nlohmann::json::parse(in);
   } catch (const std::exception&) {
-    return;  // check_resume_compatible has judged an unreadable manifest already
+    return std::nullopt;
   }
+}
+
+void check_plugins_unchanged(const std::filesystem::path& manifest_file,
+                             const nlohmann::json& plugins_now, bool force_mix) {
+  const auto read = manifest_if_readable(manifest_file);
+  if (!read) return;  // check_resume_compatible has judged an unreadable manifest already
+  const nlohmann::json& doc = *read;
   if (force_mix || !doc.is_object() || !doc.contains("plugins") || !doc["plugins"].is_array())
     return;
   std::vector<std::string> changed;
@@ -60,7 +67,12 @@ void check_resume_compatible(const std::filesystem::path& manifest_file, const R
   std::string unreadable;
   {
     std::ifstream in(manifest_file);
-    if (!in) {
+    const int open_errno = errno;
+    std::error_code ec;
+    if (!in && std::filesystem::exists(manifest_file, ec)) {
+      // There, but not readable (permissions, an I/O error): not "missing".
+      unreadable = fmt::format("it cannot be read ({})", std::strerror(open_errno));
+    } else if (!in) {
       unreadable = "it is missing";
     } else {
       try {
@@ -124,6 +136,7 @@ KeptRecords keep_for_resume(std::vector<Record> on_disk, const std::vector<Point
     const std::string id = r.value("point_id", "");
     if (!planned.count(id)) {
       ++kept.foreign;
+      kept.left_out.push_back(std::move(r));
       continue;
     }
     const auto it = slot.find(id);
@@ -135,8 +148,8 @@ KeptRecords keep_for_resume(std::vector<Record> on_disk, const std::vector<Point
     ++kept.duplicates;
     // The latest ok record wins; a record that is not ok never replaces an ok one.
     Record& current = kept.records[it->second];
-    if (r.value("status", "") == "ok" || current.value("status", "") != "ok")
-      current = std::move(r);
+    if (r.value("status", "") == "ok" || current.value("status", "") != "ok") std::swap(current, r);
+    kept.left_out.push_back(std::move(r));
   }
   for (const auto& r : kept.records)
     if (r.value("status", "") == "ok") kept.done.insert(r.value("point_id", ""));

@@ -21,6 +21,10 @@ namespace runner {
 void check_resume_compatible(const std::filesystem::path& manifest_file, const RunIdentity& here,
                              bool records_exist, bool force_mix);
 
+// The manifest of a folder as JSON, or nullopt when it cannot be read or parsed (for the checks
+// that come after check_resume_compatible, which says why).
+std::optional<nlohmann::json> manifest_if_readable(const std::filesystem::path& manifest_file);
+
 // Refused (exit 3) when a plugin of the run (the manifest's `plugins`, runner/plugin/plugins.hpp)
 // changed since the run began: its content hash differs from `plugins_now`'s, or it is gone, so
 // that the records of one run never come from two versions of a user's kernel. --force-mix
@@ -35,6 +39,7 @@ struct KeptRecords {
   std::vector<Record> records;
   std::set<std::string> done;  // ids whose kept record is ok: not run again
   std::size_t duplicates = 0, foreign = 0;
+  std::vector<Record> left_out;  // the foreign and the losing duplicates, to be kept aside
 };
 KeptRecords keep_for_resume(std::vector<Record> on_disk, const std::vector<Point>& points);
 

@@ -19,6 +19,7 @@
 
 #include "runner/base/errors.hpp"
 #include "runner/base/interrupt.hpp"
+#include "runner/base/task_limit.hpp"
 #include "runner/measure/environment.hpp"
 #include "runner/run/point_runner.hpp"
 #include "runner/run/running_clock.hpp"
@@ -98,7 +99,17 @@ double worker_limit(double timeout_s) {
 
 [[noreturn]] void worker_main(const ExperimentSpec& spec, const std::vector<Point>& points,
                               const Registry& registry, int in_fd, int out_fd, pid_t parent) {
-  WorkerWatchdog watchdog(parent);
+  std::optional<WorkerWatchdog> watchdog;
+  try {
+    watchdog.emplace(parent);
+  } catch (const std::exception& e) {
+    // Never unwind into the parent's main from a forked worker. Without its watchdog thread (the
+    // per-user process limit, say) a worker does not start; the parent names the cause.
+    const std::string why = fmt::format("runner worker: cannot start its watchdog thread: {}{}\n",
+                                        e.what(), task_limit_note());
+    [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, why.data(), why.size());
+    _exit(kWorkerCannotStartExit);
+  }
   nlohmann::json hello = {{"hello", environment().to_json()}};
   if (!write_all(out_fd, hello.dump() + "\n")) _exit(0);
   std::string buffer;
@@ -112,7 +123,7 @@ double worker_limit(double timeout_s) {
     } catch (const std::exception&) {
       _exit(4);
     }
-    if (timeout_s > 0) watchdog.arm(worker_limit(timeout_s));
+    if (timeout_s > 0) watchdog->arm(worker_limit(timeout_s));
     nlohmann::ordered_json reply;
     try {
       reply["record"] = run_point(spec, points.at(index), registry);
@@ -120,7 +131,7 @@ double worker_limit(double timeout_s) {
       write_all(out_fd, fmt::format("{{\"interrupted\":{}}}\n", interrupt_signal()));
       _exit(0);
     }
-    watchdog.disarm();
+    watchdog->disarm();
     if (g_worker_poisoned) reply["exit"] = true;
     std::fflush(stdout);
     if (!write_all(out_fd, reply.dump() + "\n")) _exit(0);
@@ -152,7 +163,8 @@ WorkerProcess::WorkerProcess(const ExperimentSpec& spec, const std::vector<Point
   const pid_t parent = ::getpid();
   pid_ = ::fork();
   if (pid_ < 0)
-    throw Refused(fmt::format("cannot start a worker process: {}", std::strerror(errno)));
+    throw Refused(fmt::format("cannot start a worker process: {}{}", std::strerror(errno),
+                              task_limit_note()));
   if (pid_ == 0) {
     // Dies with the parent, however the parent ends (kill -9 included); and if the parent died
     // before this line ran, now.

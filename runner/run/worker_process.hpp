@@ -111,5 +111,7 @@ void mark_worker_poisoned();
 // Exit code of a worker that ended itself because its point ran past the time limit (the
 // parent did not stop it: stopped, stuck or gone).
 inline constexpr int kWorkerOverranExit = 124;
+// Exit code of a worker that could not start (its watchdog thread could not be created).
+inline constexpr int kWorkerCannotStartExit = 125;
 
 }  // namespace runner

@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <charconv>
 #include <stdexcept>
-#include <thread>
 
 #include <fmt/format.h>
 
 #include "runner/api/registry.hpp"
+#include "runner/base/cpu_affinity.hpp"
 
 namespace runner {
 
@@ -25,9 +25,10 @@ constexpr IntegerDomain kExtents{1, kMaxExtent};
 // The spellings parse_dtype (runner/api/dtype.hpp) reads, for the schema.
 const std::vector<std::string> kDtypeSpellings = {"float", "double", "f32", "f64", "fp32", "fp64"};
 
+// The CPUs of the process's affinity mask, not the machine's: under taskset or a Slurm cgroup a
+// default point must not be oversubscribed.
 int default_threads() {
-  const unsigned n = std::thread::hardware_concurrency();
-  return n == 0 ? 1 : static_cast<int>(n);
+  return usable_cpus();
 }
 
 ProblemSize parse_size(const YamlReader& read, const YAML::Node& n) {

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/parser.h>
 #include <yaml-cpp/yaml.h>
@@ -427,6 +428,12 @@ class ConfigParser : public YamlReader {
                "experiments into several files");
         fail(*second, "YAML syntax error: content after the end of the document");
       }
+    } catch (const YAML::DeepRecursion& e) {
+      // yaml-cpp's own guard (about 500 flow levels) says "bad file": the same message as this
+      // reader's, which stops at kMaxDepth.
+      fail(Location{e.mark.line + 1, e.mark.column + 1},
+           fmt::format("the config nests deeper than {} levels (an alias inside its own anchor?)",
+                       kMaxDepth));
     } catch (const YAML::ParserException& e) {
       // yaml-cpp reports a tab in the indentation as what it then failed to find ("illegal block
       // entry", "end of map not found"): name the tab instead.

@@ -9,7 +9,11 @@ namespace runner {
 class ConfigError : public std::runtime_error {
  public:
   ConfigError(std::string file, int line, int column, const std::string& what)
-      : std::runtime_error(what), file_(std::move(file)), line_(line), column_(column) {}
+      : std::runtime_error(what),
+        file_(std::move(file)),
+        message_(what),
+        line_(line),
+        column_(column) {}
   const std::string& file() const { return file_; }
   int line() const { return line_; }
   int column() const { return column_; }
@@ -25,6 +29,7 @@ class ConfigError : public std::runtime_error {
 
  private:
   std::string file_;
+  std::string message_;  // what() in full: a NUL in a quoted name does not end it
   int line_, column_;
   std::string details_;
 };

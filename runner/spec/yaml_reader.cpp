@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
+#include <limits>
 
 namespace runner {
 
@@ -26,8 +28,9 @@ std::string YamlReader::scalar(const YAML::Node& n, std::string_view what) const
 }
 
 bool YamlReader::quoted(const YAML::Node& n) {
-  // yaml-cpp tags a quoted scalar "!" and a plain one "?" (not yet resolved to a type).
-  return n.IsScalar() && n.Tag() == "!";
+  // yaml-cpp tags a quoted scalar "!" and a plain one "?" (not yet resolved to a type); `!!str 8`
+  // is text as much as "8" is.
+  return n.IsScalar() && (n.Tag() == "!" || n.Tag() == "tag:yaml.org,2002:str");
 }
 
 namespace {
@@ -46,6 +49,13 @@ std::int64_t YamlReader::integer(const YAML::Node& n, std::string_view what) con
   std::string_view text = s;
   if (text.starts_with('+') && text.size() > 1 && text[1] != '-' && text[1] != '+')
     text.remove_prefix(1);
+  // YAML 1.1 reads 010 as octal 8, YAML 1.2 as 10: a config must not mean either silently.
+  if (const std::string_view digits = text.substr(text.starts_with('-') ? 1 : 0);
+      digits.size() > 1 && digits[0] == '0' &&
+      digits.find_first_not_of("0123456789") == std::string_view::npos)
+    fail(n, fmt::format("{} '{}' has a leading zero (YAML 1.1 reads it as octal, YAML 1.2 as "
+                        "decimal): write it without the zero",
+                        what, s));
   std::int64_t v = 0;
   const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec == std::errc() && ptr == text.data() + text.size()) return v;
@@ -80,6 +90,19 @@ double YamlReader::number(const YAML::Node& n, std::string_view what, double lo,
     text.remove_prefix(1);
   double v = 0;
   const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  // Beyond a double's range, either way, the same for every key: 1e-400 (which underflows) and
+  // 1e-320 (subnormal, which did not) are both too small to mean anything here.
+  if (ptr == text.data() + text.size() &&
+      (ec == std::errc::result_out_of_range ||
+       (ec == std::errc() && v != 0 && std::fabs(v) < std::numeric_limits<double>::min()))) {
+    const double nearest = std::strtod(std::string(text).c_str(), nullptr);
+    fail(n, std::isinf(nearest)
+                ? fmt::format("{} '{}' is out of range (above {:g})", what, s,
+                              std::numeric_limits<double>::max())
+                : fmt::format("{} '{}' is too small to be a number here (below {:g}, the "
+                              "smallest normal double): write 0 or a larger value",
+                              what, s, std::numeric_limits<double>::min()));
+  }
   if (ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(v))
     fail(n, fmt::format("{} must be a number, got '{}'", what, s));
   if (v < lo || v > hi) fail(n, fmt::format("{} must be in [{}, {}], got {}", what, lo, hi, s));

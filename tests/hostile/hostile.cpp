@@ -1,5 +1,6 @@
 #include "tests/hostile/hostile.hpp"
 
+#include <pwd.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -195,6 +196,17 @@ std::vector<std::string> under_shell_limit(const std::string& ulimit_args,
   std::string command = "ulimit " + ulimit_args + " && exec";
   for (const auto& a : run_argv(runner_args)) command += " '" + a + "'";
   return {"/bin/sh", "-c", command};
+}
+
+std::vector<std::string> as_nobody(const std::string& prefix,
+                                   const std::vector<std::string>& args) {
+  if (::getuid() != 0 || !std::filesystem::exists("/usr/bin/setpriv") || !::getpwnam("nobody"))
+    return {};
+  std::vector<std::string> argv = {"/usr/bin/setpriv",      "--reuid=nobody", "--regid=nogroup",
+                                   "--clear-groups",        "/bin/bash",      "-c",
+                                   prefix + " exec \"$@\"", "runner"};
+  for (const auto& a : run_argv(args)) argv.push_back(a);
+  return argv;
 }
 
 std::size_t count_of(const std::string& text, const std::string& needle) {

@@ -85,6 +85,11 @@ struct FinishedRun {
 std::vector<std::string> under_shell_limit(const std::string& ulimit_args,
                                            const std::vector<std::string>& runner_args);
 
+// `runner ARGS...` (run_argv) as the unprivileged user nobody, after the shell words `prefix`
+// ("ulimit -u 5 &&", or ""): per-user limits and permissions bind it, root is exempt from them.
+// Empty when this test process cannot (not root, no setpriv or no user nobody).
+std::vector<std::string> as_nobody(const std::string& prefix, const std::vector<std::string>& args);
+
 // Counts the occurrences of `needle` in `text`.
 std::size_t count_of(const std::string& text, const std::string& needle);
 

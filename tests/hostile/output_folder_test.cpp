@@ -236,5 +236,57 @@ TEST(OutputFolder, ThePrintedResumeCommandIsShellQuoted) {
   expect_complete(out, plan);
 }
 
+class FolderLostDuringTheRun : public ::testing::TestWithParam<std::string> {};
+
+// A cleanup script or a user tidying up while the run goes on: the run stops and says where its
+// records are (a move), or that they are gone (a deletion). It used to measure on into deleted
+// files and end with "N records are safe in DIR" for a folder that did not exist.
+TEST_P(FolderLostDuringTheRun, StopsAndSaysWhereTheRecordsAre) {
+  TempDir dir;
+  write_text(dir / "config.yaml", kInterruptible);
+  const auto plan = plan_of(dir / "config.yaml");
+  const auto out = dir / "out";
+  const auto moved = dir / "moved";
+  ProcessResult r;
+  {
+    ChildProcess child(run_argv({(dir / "config.yaml").string(), "--out", out.string(), "-q"}),
+                       dir.path());
+    ASSERT_TRUE(wait_for_records(out / "records.jsonl", 2, child));
+    if (GetParam() == "moved")
+      std::filesystem::rename(out, moved);
+    else
+      std::filesystem::remove_all(out);
+    r = child.wait(60);
+  }
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out)) << "the run made the folder again";
+  if (GetParam() == "deleted") {
+    EXPECT_NE(r.err.find("error: " + out.string() + " was deleted during the run: its "),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("record(s) went with it"), std::string::npos) << r.err;
+    return;
+  }
+  const auto before = records_in(moved / "records.jsonl");
+  EXPECT_GE(before.size(), 2u);
+  EXPECT_LT(before.size(), plan.size()) << "the run went on after its folder was moved";
+  EXPECT_NE(r.err.find("error: " + out.string() + " was moved to " + moved.string() +
+                       " during the run. The run stopped: its " + std::to_string(before.size()) +
+                       " record(s) are safe in " + moved.string()),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("Resume there with: runner " + (dir / "config.yaml").string() + " --out " +
+                       moved.string() + " --resume"),
+            std::string::npos)
+      << r.err;
+  const ProcessResult resumed =
+      run({(dir / "config.yaml").string(), "--out", moved.string(), "--resume", "-q"});
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.err;
+  expect_complete(moved, plan);
+  expect_kept(before, records_in(moved / "records.jsonl"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Hostile, FolderLostDuringTheRun, ::testing::Values("moved", "deleted"));
+
 }  // namespace
 }  // namespace runner::hostile

@@ -2,6 +2,7 @@
 // trust (exit 3, saying why, changing nothing), repairs what it can (saying how many records it
 // left out, and keeping their text aside), and never loses a record.
 #include <regex>
+#include <sstream>
 
 #include <gtest/gtest.h>
 
@@ -44,6 +45,10 @@ class Interrupted : public ::testing::Test {
   }
   nlohmann::json manifest() { return read_json(out / "manifest.json"); }
   void set_manifest(const nlohmann::json& doc) { write_text(out / "manifest.json", doc.dump(2)); }
+  static std::string read_text_if_any(const std::filesystem::path& file) {
+    std::error_code ec;
+    return std::filesystem::exists(file, ec) ? read_text(file) : "";
+  }
   std::string dropped() {
     std::error_code ec;
     return std::filesystem::exists(out / "records.jsonl.dropped", ec)
@@ -223,15 +228,105 @@ TEST_F(Interrupted, IdsOfAnEarlierReleaseAreRecognised) {
   expect_complete(out, plan);
 }
 
-TEST_F(Interrupted, AnEmptyRecordsFileRunsEverything) {
-  write_text(out / "records.jsonl", "");
+// The points measured before, by their timestamps: a point measured again has a new one.
+std::map<std::string, std::string> measured_at(const std::vector<nlohmann::json>& records) {
+  std::map<std::string, std::string> at;
+  for (const auto& r : records)
+    if (r["status"] == "ok") at[r["point_id"]] = r["timestamp"];
+  return at;
+}
+
+class LostRecordsFile : public Interrupted, public ::testing::WithParamInterface<std::string> {};
+
+// What a crash leaves on some file systems (a file emptied, or gone), or a hand: the other file
+// still holds every record, and the resume takes them back instead of measuring again (it used
+// to start afresh and replace records.csv: every measurement gone).
+TEST_P(LostRecordsFile, IsRecoveredFromTheOtherFile) {
+  const std::string how = GetParam();
+  const auto csv_before = parse_csv(read_text(out / "records.csv"));
+  ASSERT_EQ(csv_before.rows.size(), before.size());
+  if (how == "jsonl_emptied") write_text(out / "records.jsonl", "");
+  if (how == "jsonl_deleted") std::filesystem::remove(out / "records.jsonl");
+  if (how == "jsonl_half_gone")
+    write_text(out / "records.jsonl", jsonl_text.substr(0, jsonl_text.find('\n') + 1));
+  if (how == "csv_deleted") std::filesystem::remove(out / "records.csv");
   const ProcessResult r = resume();
-  EXPECT_NE(r.err.find("0 points already ok, " + std::to_string(plan.size()) + " to run"),
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  if (how != "csv_deleted") {
+    const std::size_t lost = how == "jsonl_half_gone" ? before.size() - 1 : before.size();
+    EXPECT_NE(r.err.find("recovered " + std::to_string(lost) + " record(s) from " +
+                         (out / "records.csv").string()),
+              std::string::npos)
+        << r.err;
+  }
+  EXPECT_NE(r.err.find("resuming: " + std::to_string(before.size()) + " points already ok"),
             std::string::npos)
       << r.err;
-  EXPECT_EQ(r.exit_code, 0) << r.err;
+  expect_complete(out, plan);
+  // Not measured again: the same records (timestamps, statuses, times to the CSV's digits).
+  const auto after = records_in(out / "records.jsonl");
+  const auto then = measured_at(before), now = measured_at(after);
+  for (const auto& [id, at] : then) EXPECT_EQ(now.at(id), at) << id << " was measured again";
+  for (const auto& rec : before) {
+    const auto it = std::find_if(after.begin(), after.end(),
+                                 [&](const auto& a) { return a["point_id"] == rec["point_id"]; });
+    ASSERT_NE(it, after.end());
+    EXPECT_NEAR((*it)["time_ms_median"].get<double>(), rec["time_ms_median"].get<double>(),
+                1e-8 * rec["time_ms_median"].get<double>());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Hostile, LostRecordsFile,
+                         ::testing::Values("jsonl_emptied", "jsonl_deleted", "jsonl_half_gone",
+                                           "csv_deleted"));
+
+class DiscardedMeasurements : public Interrupted,
+                              public ::testing::WithParamInterface<std::string> {};
+
+// Both files gone or cut down while the manifest counted more records: a resume would measure
+// those points again and their measurements would be gone. Refused, saying what it found.
+TEST_P(DiscardedMeasurements, AreRefusedUnlessForced) {
+  const std::string how = GetParam();
+  const std::string manifest_text = read_text(out / "manifest.json");
+  if (how == "both_deleted") {
+    std::filesystem::remove(out / "records.jsonl");
+    std::filesystem::remove(out / "records.csv");
+  } else if (how == "both_emptied") {
+    write_text(out / "records.jsonl", "");
+    write_text(out / "records.csv", "");
+  } else {  // the first records cut out of both files by hand
+    const auto rest = jsonl_text.substr(jsonl_text.find('\n') + 1);
+    write_text(out / "records.jsonl", rest);
+    std::string csv = read_text(out / "records.csv");
+    const auto header_end = csv.find("\r\n") + 2;
+    csv.erase(header_end, csv.find("\r\n", header_end) + 2 - header_end);
+    write_text(out / "records.csv", csv);
+  }
+  const std::string jsonl_now = read_text_if_any(out / "records.jsonl");
+  const ProcessResult r = resume();
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  const std::size_t left = how == "first_cut_out" ? before.size() - 1 : 0;
+  EXPECT_NE(
+      r.err.find("manifest.json says the run has " + std::to_string(before.size()) +
+                 " record(s) (" + std::to_string(before.size()) +
+                 " ok), but the record files hold " + std::to_string(left) + " of its points"),
+      std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find(how == "both_deleted"   ? "records.jsonl is gone, records.csv is gone"
+                       : how == "both_emptied" ? "records.jsonl holds 0, records.csv holds 0 more"
+                                               : "records.jsonl holds " + std::to_string(left) +
+                                                     ", records.csv holds 0 more"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(read_text(out / "manifest.json"), manifest_text) << "a refused resume changed it";
+  EXPECT_EQ(read_text_if_any(out / "records.jsonl"), jsonl_now);
+  const ProcessResult forced = resume({"--force-mix"});
+  EXPECT_EQ(forced.exit_code, 0) << forced.err;
   expect_complete(out, plan);
 }
+
+INSTANTIATE_TEST_SUITE_P(Hostile, DiscardedMeasurements,
+                         ::testing::Values("both_deleted", "both_emptied", "first_cut_out"));
 
 TEST_F(Interrupted, ARecordsFileThatIsAFolderIsRefused) {
   std::filesystem::remove(out / "records.jsonl");
@@ -308,6 +403,48 @@ TEST(Resume, AShardDropsRecordsOfOtherShards) {
   EXPECT_EQ(shard0.size() + shard1.size(), kQuickPoints);
   for (const auto& rec : shard1) EXPECT_EQ(ids_of(shard0).count(rec["point_id"]), 0u);
   EXPECT_EQ(records_in(out / "shards" / "0.jsonl"), shard0) << "shard 0 was touched";
+}
+
+// Peak memory (KiB) and seconds of `runner ARGS...`, from /usr/bin/time.
+std::pair<long, double> peak_kib_and_seconds(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {"/usr/bin/time", "-f", "peak %M %e"};
+  for (const auto& a : run_argv(args)) argv.push_back(a);
+  const ProcessResult r = run_process(argv, 300);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const auto at = r.err.rfind("peak ");
+  if (at == std::string::npos) return {0, 0};
+  std::istringstream in(r.err.substr(at + 5));
+  long kib = 0;
+  double seconds = 0;
+  in >> kib >> seconds;
+  return {kib, seconds};
+}
+
+TEST(Resume, OfAHundredThousandPointsCostsNoMoreThanTheRun) {
+  // It took 3.2 GB and 110 s where the run took 0.8 GB and 47 s: four copies of the records.
+  if (!std::filesystem::exists("/usr/bin/time")) GTEST_SKIP() << "no /usr/bin/time";
+  TempDir dir;
+  write_text(dir / "config.yaml",
+             "experiment: large\nkernel: hello\nrepeat: {warmup: 0, min_samples: 1, "
+             "max_samples: 1}\nsweeps:\n  - {variant: hello, grid: {range: [1, 100000]}}\n");
+  const auto out = dir / "out";
+  const auto [run_kib, run_s] =
+      peak_kib_and_seconds({(dir / "config.yaml").string(), "--out", out.string(), "-q"});
+  // Without a GPU every point is skipped, and a resume would measure them all again: as ok
+  // records they are what a resume of a finished run reads, keeps and writes back.
+  for (const char* name : {"records.jsonl", "records.csv"}) {
+    std::string text = read_text(out / name);
+    text = std::regex_replace(text, std::regex(R"("status":"skipped")"), R"("status":"ok")");
+    text = std::regex_replace(text, std::regex(",skipped,"), ",ok,");
+    write_text(out / name, text);
+  }
+  const auto [resume_kib, resume_s] = peak_kib_and_seconds(
+      {(dir / "config.yaml").string(), "--out", out.string(), "--resume", "-q"});
+  std::printf("100 000 points: run %.2f GB %.1f s, resume %.2f GB %.1f s\n", run_kib / 1048576.0,
+              run_s, resume_kib / 1048576.0, resume_s);
+  EXPECT_LT(resume_kib, run_kib * 3 / 2) << "the resume held the records several times";
+  EXPECT_LT(resume_s, run_s * 1.5 + 2);
+  EXPECT_EQ(records_in(out / "records.jsonl").size(), 100000u);
 }
 
 }  // namespace

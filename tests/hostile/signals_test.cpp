@@ -3,6 +3,7 @@
 // resume gives exactly the plan with every earlier record kept. A stopped (SIGSTOP) run does not
 // time its points out.
 #include <signal.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -19,17 +20,8 @@ namespace {
 using namespace cli_testing;
 
 std::string name_of(int sig) {
-  switch (sig) {
-    case SIGINT:
-      return "SIGINT";
-    case SIGTERM:
-      return "SIGTERM";
-    case SIGHUP:
-      return "SIGHUP";
-    case SIGQUIT:
-      return "SIGQUIT";
-  }
-  return std::to_string(sig);
+  const char* abbrev = sigabbrev_np(sig);
+  return abbrev ? std::string("SIG") + abbrev : std::to_string(sig);
 }
 
 // The runner's worker: the child process of `parent` (there is one while a point runs).
@@ -110,17 +102,28 @@ TEST_P(StopSignal, EndsInterruptedAndResumes) {
   expect_interrupted_then_resumable(r, sig, config, out, plan);
 }
 
+std::string stop_signal_case_name(const ::testing::TestParamInfo<std::tuple<int, Target>>& p) {
+  const Target target = std::get<1>(p.param);
+  return name_of(std::get<0>(p.param)) + "_to_" +
+         (target == Target::parent   ? "parent"
+          : target == Target::worker ? "worker"
+                                     : "group");
+}
+
 INSTANTIATE_TEST_SUITE_P(Hostile, StopSignal,
                          ::testing::Combine(::testing::Values(SIGINT, SIGTERM, SIGHUP, SIGQUIT),
                                             ::testing::Values(Target::parent, Target::worker,
                                                               Target::group)),
-                         [](const auto& p) {
-                           const Target target = std::get<1>(p.param);
-                           return name_of(std::get<0>(p.param)) + "_to_" +
-                                  (target == Target::parent   ? "parent"
-                                   : target == Target::worker ? "worker"
-                                                              : "group");
-                         });
+                         stop_signal_case_name);
+
+// What batch systems send before they end a job: Slurm's --signal=USR1@60 (USR2, ALRM), SIGXCPU
+// near a CPU-time limit. Their default action ended the runner like kill -9 (manifest "running",
+// no resume command); they drain like SIGTERM.
+INSTANTIATE_TEST_SUITE_P(BatchJob, StopSignal,
+                         ::testing::Combine(::testing::Values(SIGUSR1, SIGUSR2, SIGALRM, SIGXCPU),
+                                            ::testing::Values(Target::parent, Target::worker,
+                                                              Target::group)),
+                         stop_signal_case_name);
 
 // A point that does not look at stop requests (a hang, a long kernel): the first signal gives it
 // a grace period, a second one ends it at once.
@@ -144,7 +147,8 @@ TEST_P(SignalDuringAHang, TheFirstGivesGraceTheSecondStopsAtOnce) {
   {
     SpawnOptions options = faults;
     options.new_process_group = true;
-    ChildProcess child(run_argv({config.string(), "--out", out.string()}, options), dir.path(), options);
+    ChildProcess child(run_argv({config.string(), "--out", out.string()}, options), dir.path(),
+                       options);
     ASSERT_TRUE(wait_for_records(out / "records.jsonl", 1, child));
     std::this_thread::sleep_for(std::chrono::milliseconds(200));  // host_hang is in flight
     child.signal(first);
@@ -197,7 +201,8 @@ TEST(Signals, AThirdSignalExitsOnTheSpotAndTheFilesStayValid) {
   OrphanWatch orphans;
   ProcessResult r;
   {
-    ChildProcess child(run_argv({config.string(), "--out", out.string()}, faults), dir.path(), faults);
+    ChildProcess child(run_argv({config.string(), "--out", out.string()}, faults), dir.path(),
+                       faults);
     ASSERT_TRUE(wait_for_records(out / "records.jsonl", 1, child));
     for (int i = 0; i < 3; ++i) child.signal(SIGINT);
     r = child.wait(10);

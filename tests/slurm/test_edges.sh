@@ -18,8 +18,12 @@
 #     kept its records, manifest state `cancelled`, collect exits 4 and says why; a resumed
 #     submission of it cancelled the same way (a run spanning two submissions); cancel again:
 #     exit 0, nothing to cancel; cancel of a finished run: exit 0, nothing to cancel, not marked;
-#     of a folder no submit made: exit 2.
-# Root only (cluster.sh). About 1 minute on 2 cores.
+#     of a folder no submit made: exit 2;
+#   * a user's job with --signal=USR1@50 (not a submitted run): the runner drains on SIGUSR1 (exit
+#     138, manifest interrupted) and a second job resumes it to the plan;
+#   * the per-user process limit: a job of nobody under `ulimit -u` (propagated by Slurm) runs its
+#     points or skips them naming the limit, none timed out.
+# Root only (cluster.sh). About 4 minutes on 2 cores.
 #
 #   RUNNER_BIN=build/bin/runner tests/slurm/test_edges.sh     # KEEP=1 keeps the work directory
 
@@ -44,7 +48,7 @@ export RUNNER_CALIBRATION_DIR=$WORK/calibration
 "$RUNNER" calibrate --cpu-only --out "$RUNNER_CALIBRATION_DIR" >"$WORK/calibrate.log" 2>&1 &
 CALIBRATE=$!
 # CTest's SIGKILL at its TIMEOUT would leave the daemons running: stop ourselves first.
-start_watchdog "${TEST_DEADLINE_S:-400}"
+start_watchdog "${TEST_DEADLINE_S:-700}"
 cleanup() {
     local rc=$?
     kill "$WATCHDOG" 2>/dev/null || true
@@ -280,5 +284,85 @@ rc=$(run_rc "$WORK/cancel-none.out" "$RUNNER" cancel "$WORK/not-a-run")
 expect "cancel of a folder no submit made: exit 2" "$rc" 2 "$WORK/cancel-none.out" "no manifest.json"
 rc=$(run_rc "$WORK/cancel-dry.out" "$RUNNER" cancel "$C")
 expect "cancel of a --dry-run folder: exit 2" "$rc" 2 "$WORK/cancel-dry.out" "nothing to cancel"
+
+# ------------------------------------------- a user's job with --signal=USR1@N --
+# Users' own batch scripts ask Slurm for a signal before the time limit to drain
+# (#SBATCH --signal=USR1@50): srun passes it to the runner, which stops after the point in flight,
+# exits 138 (128 + SIGUSR1) with the manifest `interrupted` and the resume command; a second job
+# resumes to the plan. SIGUSR1's default action ended the runner like kill -9 (manifest `running`).
+# 30 points of 2.5 s: 75 s of work in a job of 1 minute, signalled 10 to 40 s in.
+U=$WORK/usr1
+U_CONFIG=$WORK/usr1.yaml
+{
+    echo "experiment: slurm-usr1"
+    echo "kernel: gemm"
+    echo "repeat: {warmup: 0, min_samples: 3, max_samples: 1000000, target_rsd: 0, max_seconds: 2.5}"
+    echo "sweeps:"
+    echo "  - {variant: omp_serial, size: {range: [32, 61]}}"
+} >"$U_CONFIG"
+U_JOB=$(sbatch --parsable --time=1 --signal=USR1@50 --output="$WORK/usr1.%j.out" --wrap \
+    "srun --ntasks=1 '$RUNNER' '$U_CONFIG' --out '$U' --no-calibrate -q; echo \"runner exit \$?\"")
+if wait_until 150 job_ended "$U_JOB"; then
+    ok "a job with --signal=USR1@50 ends before its time limit"
+else
+    not_ok "a job with --signal=USR1@50 ends before its time limit" "$(squeue 2>&1)"
+fi
+u_kept=$(wc -l <"$U/records.jsonl" 2>/dev/null || echo 0)
+if grep -qx "runner exit 138" "$WORK/usr1.$U_JOB.out" &&
+    grep -q "Interrupted by SIGUSR1 after" "$WORK/usr1.$U_JOB.out" &&
+    grep -q "Resume with: runner " "$WORK/usr1.$U_JOB.out" &&
+    [[ $(json "$U/manifest.json" 'd["state"]') == interrupted ]] && ((u_kept > 0 && u_kept < 30)); then
+    ok "SIGUSR1 from Slurm drains the runner: exit 138, manifest interrupted, $u_kept record(s) kept"
+else
+    not_ok "SIGUSR1 from Slurm drains the runner" "$(cat "$WORK/usr1.$U_JOB.out")" \
+        "state: $(json "$U/manifest.json" 'd["state"]' 2>&1), records: $u_kept"
+fi
+U_JOB2=$(sbatch --parsable --time=2 --output="$WORK/usr1.%j.out" --wrap \
+    "srun --ntasks=1 '$RUNNER' '$U_CONFIG' --out '$U' --no-calibrate -q --resume; echo \"runner exit \$?\"")
+wait_until 170 job_ended "$U_JOB2" || true
+if grep -qx "runner exit 0" "$WORK/usr1.$U_JOB2.out" && [[ $(wc -l <"$U/records.jsonl") == 30 ]] &&
+    [[ $(json "$U/manifest.json" 'd["state"]') == complete ]]; then
+    ok "a second job resumes the drained run to the plan (30 records)"
+else
+    not_ok "a second job resumes the drained run" "$(cat "$WORK/usr1.$U_JOB2.out")"
+fi
+
+# ------------------------------------------ the per-user process limit in a job --
+# A job submitted under `ulimit -u`, which Slurm propagates to the job (PropagateResourceLimits=ALL
+# by default), running the runner as an unprivileged user (nobody: root is exempt from
+# RLIMIT_NPROC). The limit leaves room for the runner,
+# its worker and the worker's watchdog thread. OpenBLAS used to spin and every point, omp_serial
+# too, ran into its time limit; now they run, and a point of 2 threads is skipped naming the limit.
+N=$WORK/nproc
+mkdir -p "$N" && chmod 777 "$N"
+{
+    echo "experiment: slurm-nproc"
+    echo "kernel: gemm"
+    echo "timeout_s: 20"
+    echo "repeat: {warmup: 0, min_samples: 1, max_samples: 1}"
+    echo "sweeps:"
+    echo "  - {variant: omp_serial, size: [16, 32]}"
+    echo "  - {variant: [omp_naive, openblas], threads: [1, 2], size: 16}"
+} >"$N/config.yaml"
+chmod 644 "$N/config.yaml"
+nobody_tasks=$(ps -u nobody -L --no-headers 2>/dev/null | wc -l)
+# The job runs as root (the test cluster's spool is root's) and starts the runner as nobody;
+# setpriv keeps the limit Slurm propagated.
+N_JOB=$(bash -c "ulimit -S -u $((nobody_tasks + 3)) && sbatch --parsable --time=2 --chdir='$N' \
+    --output='$N/job.out' --wrap \"exec setpriv --reuid=nobody --regid=nogroup --clear-groups \
+    '$RUNNER' '$N/config.yaml' --out '$N/out' --no-calibrate -q\"")
+wait_until 120 job_ended "$N_JOB" || true
+n_records=$(wc -l <"$N/out/records.jsonl" 2>/dev/null || echo 0)
+# The limit named is the one submitted: Slurm propagated it.
+n_skipped=$(grep -c "\"status\":\"skipped\",\"message\":\"thread limit: a point of 2 threads needs 1 more thread, but the per-user process limit (ulimit -u $((nobody_tasks + 3));" "$N/out/records.jsonl" 2>/dev/null)
+n_ok=$(grep -c '"status":"ok"' "$N/out/records.jsonl" 2>/dev/null)
+if [[ $(job_field "$N_JOB" ExitCode) == 0:0 && $n_records == 6 && $n_skipped == 2 && $n_ok == 4 ]] &&
+    ! grep -q "timed out" "$N/out/records.jsonl"; then
+    ok "ulimit -u in a job of nobody: 4 points ok, the 2-thread points skipped naming the limit, none timed out"
+else
+    not_ok "ulimit -u in a job of nobody" "job $(job_field "$N_JOB" ExitCode): $(cat "$N/job.out" 2>&1)" \
+        "$(cut -c1-300 "$N/out/records.jsonl" 2>&1)"
+fi
+
 
 finish

@@ -1,0 +1,46 @@
+#include "runner/base/cpu_affinity.hpp"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <cstddef>
+
+namespace runner {
+
+namespace {
+
+// The CPUs of this thread's affinity mask; 0 when it cannot be read. The mask is sized for the
+// kernel's CPU count (a fixed cpu_set_t holds 1024, and larger machines exist).
+int cpus_in_mask() {
+  for (int n = 1024; n <= (1 << 16); n *= 2) {
+    cpu_set_t* set = CPU_ALLOC(n);
+    if (!set) return 0;
+    const std::size_t size = CPU_ALLOC_SIZE(n);
+    CPU_ZERO_S(size, set);
+    const int got = ::sched_getaffinity(0, size, set);
+    const int count = got == 0 ? CPU_COUNT_S(size, set) : 0;
+    CPU_FREE(set);
+    if (got == 0) return count;
+  }
+  return 0;
+}
+
+int g_cpus_at_start = 0;
+
+void read_mask_before_anything(int, char**, char**) {
+  g_cpus_at_start = cpus_in_mask();
+}
+
+[[gnu::section(".preinit_array"),
+  gnu::used]] void (*const kReadMaskEarly)(int, char**, char**) = read_mask_before_anything;
+
+}  // namespace
+
+int usable_cpus() {
+  if (g_cpus_at_start > 0) return g_cpus_at_start;
+  if (const int now = cpus_in_mask(); now > 0) return now;
+  const long online = ::sysconf(_SC_NPROCESSORS_ONLN);
+  return online > 0 ? static_cast<int>(online) : 1;
+}
+
+}  // namespace runner
