@@ -151,8 +151,30 @@ TEST_P(EndToEnd, CpuVariantsRunVerifiedWithCompleteResults) {
   const JsonlContent jsonl = read_jsonl_strictly(out / "records.jsonl");
   EXPECT_EQ(jsonl.truncated_tail, "");
   ASSERT_EQ(jsonl.records.size(), csv.rows.size());
-  for (std::size_t i = 0; i < jsonl.records.size(); ++i)
+  for (std::size_t i = 0; i < jsonl.records.size(); ++i) {
     EXPECT_EQ(jsonl.records[i]["point_id"], csv.at(i, "point_id"));
+    // Cell for cell the same values (README: "the same records"): numbers to the last bit, every
+    // OpenMP point's oversubscribed true or false, lists in brackets.
+    for (const auto& c : columns()) {
+      const auto& v = jsonl.records[i][c.name];
+      const std::string& cell = csv.at(i, c.name);
+      SCOPED_TRACE(c.name + " = " + cell);
+      if (v.is_null())
+        EXPECT_EQ(cell, "");
+      else if (v.is_number_float())
+        EXPECT_EQ(std::stod(cell), v.get<double>());
+      else if (v.is_number())
+        EXPECT_EQ(cell, v.dump());
+      else if (v.is_boolean())
+        EXPECT_EQ(cell, v.get<bool>() ? "true" : "false");
+      else
+        EXPECT_EQ(cell, v.get<std::string>());
+    }
+    if (jsonl.records[i]["threads"].is_number()) {
+      EXPECT_TRUE(jsonl.records[i]["oversubscribed"].is_boolean());
+      EXPECT_TRUE(csv.at(i, "omp_thread_cpus").starts_with("[")) << csv.at(i, "omp_thread_cpus");
+    }
+  }
 
   // manifest.json: complete, and it lists every point id the records have.
   const nlohmann::json manifest = read_json(out / "manifest.json");
