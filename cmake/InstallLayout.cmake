@@ -5,6 +5,7 @@
 #   bin/runner
 #   share/runner/analysis/ jobs/ configs/ examples/ columns.json    what the commands read
 #   share/runner/plugin/                                             the plugin build's extra source
+#   share/runner/python/runner_records.py                            the pandas reader (generated)
 #   include/runner/runner/api/ include/runner/kernels/               the kernel author's headers
 #   lib/cmake/runner/                                                find_package(runner)
 #   share/modulefiles/runner/VERSION.lua, share/modulefiles-tcl/runner/VERSION   module files
@@ -27,6 +28,9 @@ file(CREATE_LINK ${PROJECT_SOURCE_DIR}/runner/plugin/stamp
      ${CMAKE_BINARY_DIR}/share/runner/plugin SYMBOLIC)
 file(CREATE_LINK ${PROJECT_SOURCE_DIR}/runner ${CMAKE_BINARY_DIR}/include/runner/runner SYMBOLIC)
 file(CREATE_LINK ${PROJECT_SOURCE_DIR}/kernels ${CMAKE_BINARY_DIR}/include/runner/kernels SYMBOLIC)
+
+# Generated into the build tree's prefix and installed from there: the pandas reader.
+include(${PROJECT_SOURCE_DIR}/cmake/RecordsReader.cmake)
 
 # The installed prefix.
 install(TARGETS runner_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

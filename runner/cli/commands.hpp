@@ -53,6 +53,11 @@ int schema_command(const std::string& out);
 // and matplotlib); returns its exit code.
 int exec_analysis(const std::string& script, const std::vector<std::string>& args);
 
+// `runner export RESULTS_DIR [--out FILE.xlsx]`: the records as a workbook for spreadsheets in
+// every locale. run_export_command returns -1 when it was not given.
+void add_export_command(CLI::App& app);
+int run_export_command();
+
 // Slurm subcommands (runner/slurm/): registered on the app, and dispatched after parsing.
 // run_slurm_command returns -1 when none of them was given.
 void add_slurm_commands(CLI::App& app);

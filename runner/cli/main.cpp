@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
   // not one, so CLI11 sees a single grammar.
   static const std::set<std::string> kCommands = {
       "run",    "validate", "list",      "columns", "report", "compare", "submit",
-      "status", "collect",  "calibrate", "cancel",  "schema", "plugin"};
+      "status", "collect",  "calibrate", "cancel",  "schema", "plugin",  "export"};
   std::vector<std::string> words(argv + 1, argv + argc);
   // `report` and `compare` belong to analysis/*.py, whose own parser knows their options: every
   // word after the subcommand goes there as written. Through CLI11 the option names it does not
@@ -173,6 +173,7 @@ int main(int argc, char** argv) {
                      " (DIR_A DIR_B [--out FILE.csv] [--fail-above PCT] [--reference FILE]; exit 1"
                      " when the gate fails; runner compare --help)");
 
+  add_export_command(app);
   add_slurm_commands(app);
 
   try {
@@ -205,6 +206,7 @@ int main(int argc, char** argv) {
     if (*plugin_abi) return plugin_abi_command();
     if (*columns) return columns_command(columns_format);
     if (*schema) return schema_command(schema_out);
+    if (const int code = run_export_command(); code >= 0) return code;
     if (const int code = run_slurm_command(app); code >= 0) return code;
     fmt::print(stderr, "{}", app.help());
     return exit_code::kUsage;
