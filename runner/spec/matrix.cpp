@@ -326,7 +326,8 @@ class Expander {
     add_baselines();
     check_every_exclude_matched();
     // Execution order: groups by problem in order of first appearance; baseline, then ceiling,
-    // then the rest within a group.
+    // then the points at one thread (each variant's strong-scaling reference), then the rest
+    // within a group.
     std::map<std::string, std::size_t> group_rank;
     for (const auto& p : points_) group_rank.emplace(p.problem_key(), group_rank.size());
     auto role = [&](const Point& p) {
@@ -334,10 +335,21 @@ class Expander {
       const KernelInfo* k = registry_.find(p.kernel);
       return (k && p.variant == k->ceiling_variant) ? 1 : 2;
     };
+    // A point's strong-scaling series (every axis but threads) is placed where the series first
+    // appears, its one-thread point first: the others' scaling_efficiency is against it.
+    auto series_of = [](Point p) {
+      p.threads.reset();
+      return p.key();
+    };
+    std::map<std::string, std::size_t> series_rank;
+    for (const auto& p : points_) series_rank.emplace(series_of(p), series_rank.size());
     std::stable_sort(points_.begin(), points_.end(), [&](const Point& a, const Point& b) {
       const auto ga = group_rank.at(a.problem_key()), gb = group_rank.at(b.problem_key());
       if (ga != gb) return ga < gb;
-      return role(a) < role(b);
+      if (role(a) != role(b)) return role(a) < role(b);
+      const auto sa = series_rank.at(series_of(a)), sb = series_rank.at(series_of(b));
+      if (sa != sb) return sa < sb;
+      return a.threads == 1 && b.threads != 1;
     });
     return points_;
   }

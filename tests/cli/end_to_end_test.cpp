@@ -139,6 +139,13 @@ TEST_P(EndToEnd, CpuVariantsRunVerifiedWithCompleteResults) {
         EXPECT_EQ(csv.at(row, "speedup"), "1");
       }
     }
+    // Strong scaling against the variant's own point at one thread, which runs first.
+    if (csv.at(row, "threads") == "1") {
+      EXPECT_EQ(csv.at(row, "scaling_efficiency"), "1");
+    }
+    if (!csv.at(row, "threads").empty()) {
+      EXPECT_FALSE(csv.at(row, "scaling_efficiency").empty());
+    }
     if (!csv.at(row, "threads").empty() && !csv.at(row, "speedup").empty()) {
       EXPECT_NEAR(std::stod(csv.at(row, "efficiency")),
                   std::stod(csv.at(row, "speedup")) / std::stod(csv.at(row, "threads")), 1e-6);
