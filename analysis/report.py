@@ -21,7 +21,7 @@ OUT_DIR (default RESULTS_DIR/report/):
 * report.html the same, self-contained (figures inline as data URIs).
 
 docs/analysis.md explains each figure.  Exits 0 on success, 2 when
-RESULTS_DIR does not exist.
+RESULTS_DIR does not exist, 5 when the report itself fails (failures.py).
 
 This file is the command: it loads the run (results_io.py), assembles the
 report's sections in order and writes them.  What goes in them lives in
@@ -40,6 +40,11 @@ import sys
 # report.py is exec'd by path (runner report DIR), so the sibling modules are
 # found relative to this file, not via the caller's working directory.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from failures import exit_5_on_crash  # noqa: E402
+
+# Before the imports below: a damaged install (a module that does not load) exits 5 too.
+exit_5_on_crash("runner report")
 
 import pandas as pd  # noqa: E402
 

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <CLI/CLI.hpp>
 
 #include "runner/base/child_command.hpp"
 #include "runner/base/errors.hpp"
@@ -51,8 +52,8 @@ std::optional<std::string> missing_modules(const std::string& python) {
 
 // The Python that runs analysis/: $RUNNER_PYTHON when set (used as it is), else the first
 // `python3` on PATH that imports pandas and matplotlib (a module's or a virtualenv's, as users
-// expect), else the system's /usr/bin/python3 if it does. UsageError naming each candidate and
-// what it lacks when none does.
+// expect), else the system's /usr/bin/python3 if it does. Refused (exit 3) naming each candidate
+// and what it lacks when none does.
 std::string analysis_python() {
   if (const char* chosen = std::getenv("RUNNER_PYTHON"); chosen && *chosen) return chosen;
   std::vector<std::string> candidates;
@@ -78,7 +79,8 @@ std::string analysis_python() {
     if (!missing) return python;
     why.push_back(fmt::format("{}: {}", python, *missing));
   }
-  throw UsageError(fmt::format(
+  // The environment lacks something, not the command line: exit 3, as for the runner.
+  throw Refused(fmt::format(
       "runner report and compare need Python 3 with {}, and no python3 found has them ({}). "
       "Install them (Debian/Ubuntu: apt-get install python3-pandas python3-matplotlib; or load "
       "your site's Python module, or activate a virtualenv that has them), or set RUNNER_PYTHON "
@@ -102,6 +104,28 @@ int exec_analysis(const std::string& script, const std::vector<std::string>& arg
   execvp(python.c_str(), argv.data());
   fmt::print(stderr, "error: cannot run {}: {}\n", python, std::strerror(errno));
   return exit_code::kRefused;
+}
+
+void add_analysis_commands(CLI::App& app) {
+  // Bound to nothing that is read: the scripts parse these words themselves.
+  static std::string text;
+  static std::vector<std::string> texts;
+  static bool flag = false;
+  CLI::App* report = app.add_subcommand(
+      "report", "Write figures, report.md and report.html for a results directory");
+  report->add_option("results_dir", text, "Results directory (records.csv / records.jsonl)");
+  report->add_option("--out", text, "Output directory (default RESULTS_DIR/report)");
+  CLI::App* compare = app.add_subcommand(
+      "compare",
+      "Compare two results directories point by point, with a regression gate (exit 1 when it "
+      "fails)");
+  compare->add_option("dirs", texts, "DIR_A DIR_B, or one DIR with --reference");
+  compare->add_option("--out", text, "CSV to write (default DIR_B/compare.csv)");
+  compare->add_option("--floor", text, "Smallest tolerance, a fraction (default 0.02)");
+  compare->add_option("--k", text, "Standard errors of the noise band (default 3)");
+  compare->add_option("--fail-above", text, "Fail when a point is slower by more than PCT %");
+  compare->add_option("--reference", text, "Per-point references with tolerances (YAML)");
+  compare->add_flag("--fail-on-noise", flag, "Noisy points that cross the gate fail it too");
 }
 
 }  // namespace runner::cli

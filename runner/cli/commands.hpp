@@ -49,9 +49,18 @@ int columns_command(const std::string& format);
 // FILE.
 int schema_command(const std::string& out);
 
-// `runner report|compare ...`: runs analysis/<script> under the system Python (which has pandas
-// and matplotlib); returns its exit code.
+// `runner report|compare ...`: runs analysis/<script> under the first Python that has pandas and
+// matplotlib ($RUNNER_PYTHON, else python3 on PATH); returns its exit code.
 int exec_analysis(const std::string& script, const std::vector<std::string>& args);
+// Their entries in `runner --help`, the man page and the completions. main() hands both commands
+// to analysis/ before CLI11 parses anything: the options registered here are what the scripts'
+// own parsers take (a test compares the two), listed, never parsed.
+void add_analysis_commands(CLI::App& app);
+
+// `runner help [COMMAND] [--format text|man|bash|zsh]`: a command's help, or the man page and
+// shell completions generated from the option definitions. -1 when it was not given.
+void add_help_command(CLI::App& app);
+int run_help_command(CLI::App& app);
 
 // `runner export RESULTS_DIR [--out FILE.xlsx]`: the records as a workbook for spreadsheets in
 // every locale. run_export_command returns -1 when it was not given.

@@ -24,6 +24,7 @@
 #include "runner/base/interrupt.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/cli/process_setup.hpp"
+#include "runner/cli/terminal.hpp"
 #include "runner/measure/calibration.hpp"
 #include "runner/measure/environment.hpp"
 #include "runner/run/experiment.hpp"
@@ -54,15 +55,17 @@ std::string version_text() {
 int main(int argc, char** argv) {
   using namespace runner;
   using namespace runner::cli;
-  spdlog::set_default_logger(spdlog::stderr_color_mt("runner"));
+  spdlog::set_default_logger(spdlog::stderr_color_mt("runner", colour_allowed(STDERR_FILENO)
+                                                                   ? spdlog::color_mode::always
+                                                                   : spdlog::color_mode::never));
   spdlog::set_pattern("%^%l%$: %v");
   fit_openblas_to_address_space(argv);
 
   // `runner CONFIG ...` is `runner run CONFIG ...`: insert the subcommand when the first word is
   // not one, so CLI11 sees a single grammar.
   static const std::set<std::string> kCommands = {
-      "run",    "validate", "list",      "columns", "report", "compare", "submit",
-      "status", "collect",  "calibrate", "cancel",  "schema", "plugin",  "export"};
+      "run",     "validate",  "list",   "columns", "report", "compare", "submit", "status",
+      "collect", "calibrate", "cancel", "schema",  "plugin", "export",  "help"};
   std::vector<std::string> words(argv + 1, argv + argc);
   // `report` and `compare` belong to analysis/*.py, whose own parser knows their options: every
   // word after the subcommand goes there as written. Through CLI11 the option names it does not
@@ -74,6 +77,9 @@ int main(int argc, char** argv) {
     } catch (const UsageError& e) {
       fmt::print(stderr, "error: {}\n", e.what());
       return exit_code::kUsage;
+    } catch (const Refused& e) {
+      fmt::print(stderr, "error: {}\n", e.what());
+      return exit_code::kRefused;
     }
   }
   if (!words.empty() && words[0][0] != '-' && !kCommands.count(words[0])) {
@@ -164,14 +170,8 @@ int main(int argc, char** argv) {
       "Print the JSON Schema of configs (for editors; configs/schema.json is its output)");
   schema->add_option("--out", schema_out, "Write it to this file instead of stdout");
 
-  // Listed for `runner --help` only: main() hands both to analysis/ before CLI11 parses anything.
-  app.add_subcommand("report",
-                     "Write figures and report.md for a results directory (RESULTS_DIR [--out DIR];"
-                     " runner report --help)");
-  app.add_subcommand("compare",
-                     "Compare two results directories point by point, with a regression gate"
-                     " (DIR_A DIR_B [--out FILE.csv] [--fail-above PCT] [--reference FILE]; exit 1"
-                     " when the gate fails; runner compare --help)");
+  add_analysis_commands(app);
+  add_help_command(app);
 
   add_export_command(app);
   add_slurm_commands(app);
@@ -206,6 +206,7 @@ int main(int argc, char** argv) {
     if (*plugin_abi) return plugin_abi_command();
     if (*columns) return columns_command(columns_format);
     if (*schema) return schema_command(schema_out);
+    if (const int code = run_help_command(app); code >= 0) return code;
     if (const int code = run_export_command(); code >= 0) return code;
     if (const int code = run_slurm_command(app); code >= 0) return code;
     fmt::print(stderr, "{}", app.help());

@@ -13,6 +13,7 @@
 #include "runner/api/registry.hpp"
 #include "runner/base/errors.hpp"
 #include "runner/cli/commands.hpp"
+#include "runner/cli/terminal.hpp"
 #include "runner/measure/calibration.hpp"
 #include "runner/measure/environment.hpp"
 #include "runner/plugin/plugins.hpp"
@@ -84,9 +85,11 @@ int run_command(const RunArguments& args) {
   options.shard_label = shard_label;
   options.resume = args.resume;
   options.force_mix = args.force_mix;
-  options.progress = args.quiet              ? Progress::Mode::off
-                     : isatty(STDERR_FILENO) ? Progress::Mode::terminal
-                                             : Progress::Mode::log;
+  // A line rewritten in place needs a terminal that erases lines; a log, a pipe or TERM=dumb gets
+  // a line now and then.
+  options.progress = args.quiet                        ? Progress::Mode::off
+                     : rewritable_lines(STDERR_FILENO) ? Progress::Mode::terminal
+                                                       : Progress::Mode::log;
   options.calibration_dir = args.calibration_dir.empty()
                                 ? default_calibration_dir()
                                 : std::filesystem::path(args.calibration_dir);
