@@ -122,6 +122,8 @@ void check_arguments(const SubmitArguments& a) {
   if (a.throttle && *a.throttle < 0)
     throw std::invalid_argument(
         fmt::format("--throttle must be positive (0: no limit), got {}", *a.throttle));
+  if (a.time)
+    if (const auto why = time_limit_problem(*a.time)) throw std::invalid_argument("--time " + *why);
   if (a.mem && *a.mem != "none")
     if (const auto why = memory_size_problem(*a.mem))
       throw std::invalid_argument(fmt::format("--mem {}; --mem none for no line", *why));
@@ -142,6 +144,8 @@ void check_settings(const JobSettings& s) {
                                     {s.job_name, "job name"}})
     require_plain_value(value, what);
   // Checked again here: a resume takes them from the manifest, which may have been edited.
+  if (!s.time.empty())
+    if (const auto why = time_limit_problem(s.time)) throw std::invalid_argument("time " + *why);
   if (!s.mem.empty())
     if (const auto why = memory_size_problem(s.mem)) throw std::invalid_argument("mem " + *why);
   if (!s.exclude.empty())

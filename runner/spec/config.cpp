@@ -335,7 +335,7 @@ class ConfigParser : public YamlReader {
       else if (key == "qos")
         s.qos = scalar(v, "slurm.qos");
       else if (key == "time")
-        s.time = scalar(v, "slurm.time");
+        s.time = checked(v, "slurm.time", time_limit_problem);
       else if (key == "gres")
         s.gres = scalar(v, "slurm.gres");
       else if (key == "constraint")
@@ -421,7 +421,7 @@ class ConfigParser : public YamlReader {
     for_each_key(
         root, "the config", [&](const std::string& key, const YAML::Node& k, const YAML::Node& v) {
           if (key == "experiment") {
-            spec.experiment = scalar(v, "experiment");
+            spec.experiment = name_scalar(v, "experiment");
             for (char c : spec.experiment)
               if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ||
                     c == '.'))
