@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "runner/plugin/plugin_library.hpp"
+#include "runner/spec/point_filter.hpp"
 
 namespace CLI {
 class App;
@@ -13,7 +14,11 @@ namespace runner::cli {
 struct RunArguments {
   std::string config, out, shard, calibration_dir;
   bool dry_run = false, resume = false, force_mix = false, quiet = false, no_calibrate = false;
+  PointSelection selection;  // --only, --set
 };
+
+// --only and --set on a command (runner/cli/selection_options.cpp).
+void add_selection_options(CLI::App& command, PointSelection& selection);
 
 struct CalibrateArguments {
   std::string out;  // empty: default_calibration_dir()

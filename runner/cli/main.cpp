@@ -119,6 +119,7 @@ int main(int argc, char** argv) {
                 "With --resume: accept records of another config, build or device");
   run->add_option("--shard", run_args.shard,
                   "Run only the I-th of N cost-balanced slices (I/N, 0-based) into OUT/shards/I.*");
+  add_selection_options(*run, run_args.selection);
   run->add_flag("-q,--quiet", run_args.quiet, "No progress lines");
   run->add_option(
       "--calibration-dir", run_args.calibration_dir,

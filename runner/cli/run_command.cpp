@@ -19,8 +19,10 @@
 #include "runner/plugin/plugins.hpp"
 #include "runner/run/experiment.hpp"
 #include "runner/run/output_dir.hpp"
+#include "runner/run/resume_selection.hpp"
 #include "runner/spec/config.hpp"
 #include "runner/spec/matrix.hpp"
+#include "runner/spec/point_filter.hpp"
 
 namespace runner::cli {
 
@@ -49,18 +51,27 @@ int run_command(const RunArguments& args) {
   if (!args.out.empty() && std::filesystem::exists(plugin::submitted_plugins_file(args.out)))
     plugin_options.submitted_run = args.out;
   const auto plugins = plugin::load_plugins(spec, Registry::instance(), plugin_options);
-  const std::vector<Point> all_points = expand(spec, Registry::instance());
-  std::vector<Point> points = all_points;
   std::string stem = "records", shard_label;
+  std::optional<ShardSpec> shard_spec;
   if (!args.shard.empty()) {
-    const auto s = parse_shard(args.shard);
-    if (!s)
+    shard_spec = parse_shard(args.shard);
+    if (!shard_spec)
       throw CLI::ValidationError("--shard",
                                  "expected I/N with 0 <= I < N, got '" + args.shard + "'");
-    points = shard(all_points, s->index, s->count, Registry::instance());
-    stem = fmt::format("shards/{}", s->index);
+    stem = fmt::format("shards/{}", shard_spec->index);
     shard_label = args.shard;
   }
+  // --only / --set: those given, or on --resume those the run recorded.
+  PointSelection selection = args.selection;
+  if (args.resume && !args.out.empty())
+    selection =
+        resumed_selection(std::filesystem::path(args.out) /
+                              (stem == "records" ? "manifest.json" : stem + ".manifest.json"),
+                          args.selection);
+  const std::vector<Point> all_points = selected_points(spec, selection, Registry::instance());
+  std::vector<Point> points = all_points;
+  if (shard_spec)
+    points = shard(all_points, shard_spec->index, shard_spec->count, Registry::instance());
   if (args.dry_run) {
     for (const auto& p : points)
       fmt::print("{}  {}{}\n", p.id(), p.key(), p.is_baseline ? "  (baseline)" : "");
@@ -95,6 +106,7 @@ int run_command(const RunArguments& args) {
                                 : std::filesystem::path(args.calibration_dir);
   options.calibrate = !args.no_calibrate;
   options.plugins = plugin::plugins_manifest(plugins);
+  if (!selection.empty()) options.selection = selection.to_json();
   spdlog::info("{}: {} points{} -> {}", spec.experiment, points.size(),
                shard_label.empty() ? "" : " in shard " + shard_label, options.out_dir.string());
   return run_experiment(spec, all_points, points, Registry::instance(), options);

@@ -159,6 +159,7 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
   manifest.describe(spec, all_points, identity, options.shard_label, env);
   manifest.add("calibration", calibration);
   if (!options.plugins.empty()) manifest.add("plugins", options.plugins);
+  if (!options.selection.is_null()) manifest.add("selection", options.selection);
   if (claim.had_results) manifest.continue_from(manifest.path());
 
   std::vector<Record> kept;

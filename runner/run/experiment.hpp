@@ -28,6 +28,9 @@ struct RunOptions {
   // The config's plugins as loaded (runner/plugin/plugins.hpp plugins_manifest): kept in the
   // manifest; a resume refuses a plugin that changed since.
   nlohmann::json plugins = nlohmann::json::array();
+  // --only / --set (runner/spec/point_filter.hpp): kept in the manifest, which a resume reads
+  // them from; null for the whole config.
+  nlohmann::json selection;
 };
 
 // Runs `points` into options.out_dir, each in a worker process (runner/run/worker_process.hpp) so

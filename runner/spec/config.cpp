@@ -527,6 +527,20 @@ ExperimentSpec parse_config(const std::string& text, const std::string& file_nam
   return spec;
 }
 
+std::vector<LocatedValue> parse_axis_values(Axis axis, const std::string& text,
+                                            const std::string& origin) {
+  ConfigParser parser(origin);
+  YAML::Node node;
+  try {
+    node = YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    throw ConfigError(origin, 0, 0, "YAML syntax error: " + e.msg);
+  }
+  if (!node.IsDefined() || node.IsNull())
+    throw ConfigError(origin, 0, 0, fmt::format("axis '{}' has no values", axis_name(axis)));
+  return parser.values(axis, node);
+}
+
 ExperimentSpec load_config(const std::filesystem::path& file) {
   std::error_code ec;
   const auto status = std::filesystem::status(file, ec);
