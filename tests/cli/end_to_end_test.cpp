@@ -193,6 +193,16 @@ TEST_P(EndToEnd, CpuVariantsRunVerifiedWithCompleteResults) {
   for (const auto& p : manifest["points"]) manifest_ids.insert(p["point_id"].get<std::string>());
   EXPECT_EQ(manifest_ids, csv_ids);
   EXPECT_EQ(manifest["config_text"], config.yaml);
+  // What explains a noisy run: the load at start and end, governor, turbo, caches, the BLAS.
+  for (const char* when : {"start", "end"}) {
+    ASSERT_EQ(manifest["load_average"][when].size(), 3u) << manifest["load_average"];
+    EXPECT_GE(manifest["load_average"][when][0].get<double>(), 0.0);
+  }
+  const nlohmann::json& env = manifest["environment"];
+  for (const char* key : {"cpu_governor", "cpu_turbo", "caches", "openblas", "openblas_core"})
+    EXPECT_FALSE(env.value(key, "").empty()) << key;
+  EXPECT_TRUE(env["openblas"].get<std::string>().starts_with("OpenBLAS ")) << env["openblas"];
+  EXPECT_TRUE(env["cache_bytes"].is_object());
 }
 
 INSTANTIATE_TEST_SUITE_P(Cli, EndToEnd, ::testing::ValuesIn(kernel_names()),
