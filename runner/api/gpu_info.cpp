@@ -8,6 +8,7 @@ nlohmann::json GpuInfo::to_json() const {
       {"present", true},
       {"name", name},
       {"pci_bus_id", pci_bus_id},
+      {"uuid", uuid},
       {"device", device},
       {"sm_count", sm_count},
       {"warp_size", warp_size},

@@ -14,6 +14,8 @@ struct GpuInfo {
   std::string name;           // HIP builds: "name (gcnArchName)"
   std::string arch;           // HIP builds: gcnArchName, e.g. "gfx90a:sramecc+:xnack-"; CUDA: empty
   std::string pci_bus_id;     // "0000:41:00.0": how NVML finds the same device
+  std::string uuid;  // "GPU-8f6b3c1e-...", as nvidia-smi -L prints it: this board, whatever its
+                     // slot (what its calibration is keyed by); empty where unknown
   int device = 0;
   int sm_count = 0;
   int warp_size = 0;           // threads of a warp (a wavefront on AMD)

@@ -21,13 +21,17 @@ struct RunArguments {
 void add_selection_options(CLI::App& command, PointSelection& selection);
 
 struct CalibrateArguments {
-  std::string out;  // empty: default_calibration_dir()
+  std::string out;  // empty: this machine's store (runner/measure/calibration_store.hpp)
   bool gpu_only = false, cpu_only = false;
+  bool check = false;  // judge what is stored (and probe the CPU) instead of measuring
+  bool force = false;  // store a measurement even where it is judged implausible or loaded
 };
 
 // `runner calibrate`: measures the ceilings of this machine (runner/measure/calibration.hpp),
-// writes one file per device into the calibration folder and prints them; returns the exit code.
+// judges them, keeps them in this machine's store and prints them; `--check` says how the stored
+// ones stand instead (runner/cli/calibrate_check.cpp). Returns the exit code.
 int calibrate_command(const CalibrateArguments& args);
+int calibrate_check_command(const CalibrateArguments& args);
 
 // `runner CONFIG`: expands, runs and records a matrix; returns the exit code.
 int run_command(const RunArguments& args);

@@ -121,9 +121,9 @@ int main(int argc, char** argv) {
                   "Run only the I-th of N cost-balanced slices (I/N, 0-based) into OUT/shards/I.*");
   add_selection_options(*run, run_args.selection);
   run->add_flag("-q,--quiet", run_args.quiet, "No progress lines");
-  run->add_option(
-      "--calibration-dir", run_args.calibration_dir,
-      "Measured ceilings of the devices (default $RUNNER_CALIBRATION_DIR or results/calibration)");
+  run->add_option("--calibration-dir", run_args.calibration_dir,
+                  "Measured ceilings of the devices (default: this machine's, in "
+                  "~/.cache/runner/calibration; $RUNNER_CALIBRATION_DIR first)");
   run->add_flag("--no-calibrate", run_args.no_calibrate,
                 "Use only ceilings already stored; never measure missing ones first (their records "
                 "lack pct_peak_*)");
@@ -132,11 +132,17 @@ int main(int argc, char** argv) {
   auto* calibrate = app.add_subcommand("calibrate",
                                        "Measure this machine's ceilings (copy bandwidth, FMA peak, "
                                        "cuBLAS / OpenBLAS GEMM) for pct_peak_*");
-  calibrate->add_option(
-      "--out", calibrate_args.out,
-      "Folder of the calibration files (default $RUNNER_CALIBRATION_DIR or results/calibration)");
+  calibrate->add_option("--out", calibrate_args.out,
+                        "Folder of the calibration files (default: this machine's, in "
+                        "~/.cache/runner/calibration; $RUNNER_CALIBRATION_DIR first)");
   auto* gpu_only = calibrate->add_flag("--gpu-only", calibrate_args.gpu_only, "Only the GPU");
   calibrate->add_flag("--cpu-only", calibrate_args.cpu_only, "Only the CPU")->excludes(gpu_only);
+  calibrate->add_flag("--check", calibrate_args.check,
+                      "Measure nothing: say whether the stored ceilings of this machine hold (a "
+                      "quick CPU probe included); exit 1 when one is missing, loaded or stale");
+  calibrate->add_flag("--force", calibrate_args.force,
+                      "Store the measurement even where it is judged implausible or measured "
+                      "under load");
 
   std::string validate_config;
   auto* validate = app.add_subcommand("validate", "Check a config and print its number of points");
@@ -199,7 +205,8 @@ int main(int argc, char** argv) {
     }
     if (*calibrate) {
       prepare_process_environment(argv);  // the CPU ceilings under the binding runs get
-      return calibrate_command(calibrate_args);
+      return calibrate_args.check ? calibrate_check_command(calibrate_args)
+                                  : calibrate_command(calibrate_args);
     }
     if (*validate) return validate_command(validate_config);
     if (*list) return list_command(list_plugins);

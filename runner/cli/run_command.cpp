@@ -101,9 +101,7 @@ int run_command(const RunArguments& args) {
   options.progress = args.quiet                        ? Progress::Mode::off
                      : rewritable_lines(STDERR_FILENO) ? Progress::Mode::terminal
                                                        : Progress::Mode::log;
-  options.calibration_dir = args.calibration_dir.empty()
-                                ? default_calibration_dir()
-                                : std::filesystem::path(args.calibration_dir);
+  options.calibration_dir = args.calibration_dir;  // empty: this machine's store
   options.calibrate = !args.no_calibrate;
   options.plugins = plugin::plugins_manifest(plugins);
   if (!selection.empty()) options.selection = selection.to_json();

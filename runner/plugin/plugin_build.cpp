@@ -19,6 +19,7 @@
 
 #include "runner/base/child_command.hpp"
 #include "runner/base/durable_file.hpp"
+#include "runner/base/user_cache.hpp"
 #include "runner/plugin/content_hash.hpp"
 
 namespace runner::plugin {
@@ -156,11 +157,7 @@ std::optional<BuiltPlugin> read_entry(const Entry& entry, const BuiltPlugin& wan
 
 fs::path default_cache_dir() {
   if (const char* dir = std::getenv("RUNNER_PLUGIN_CACHE"); dir && *dir) return dir;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
-    return fs::path(xdg) / "runner" / "plugins";
-  if (const char* home = std::getenv("HOME"); home && *home)
-    return fs::path(home) / ".cache" / "runner" / "plugins";
-  return fs::temp_directory_path() / fmt::format("runner-plugins-{}", ::getuid());
+  return user_cache_dir("plugins");
 }
 
 std::vector<std::string> parse_depfile(const std::string& text) {

@@ -34,6 +34,7 @@
 #include "runner/results/manifest.hpp"
 #include "runner/results/record_files.hpp"
 #include "runner/results/relative_metrics.hpp"
+#include "runner/results/stale_ceilings.hpp"
 #include "runner/results/summary.hpp"
 #include "runner/run/output_dir.hpp"
 #include "runner/run/progress.hpp"
@@ -151,8 +152,9 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
   if (claim.had_results)
     check_resume_compatible(manifest.path(), identity, records_exist, options.force_mix);
 
-  const nlohmann::ordered_json calibration = calibration_for_run(
-      options.calibration_dir, env, calibration_needs(points, registry, env), options.calibrate);
+  const nlohmann::ordered_json calibration =
+      calibration_for_run(options.calibration_dir, env, calibration_needs(points, registry, env),
+                          options.calibrate, options.out_dir);
   if (interrupt_requested()) return stopped_before_start();
   const Ceilings ceilings(calibration);
 
@@ -267,6 +269,8 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
   }
   worker.reset();
   progress.clear();
+  // The machine's store learns what these points reached (runner/results/stale_ceilings.hpp).
+  note_points_against_ceilings(calibration, files.records());
   const bool interrupted = interrupt_requested();
   bool finished_files = true;
   try {

@@ -2,6 +2,8 @@
 
 #include "runner/api/gpu_info.hpp"
 
+#include <cstdio>
+
 namespace runner {
 
 const GpuInfo& gpu_info() {
@@ -29,6 +31,14 @@ const GpuInfo& gpu_info() {
     g.name = p.name;
     char bus_id[32] = {};
     if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, 0) == cudaSuccess) g.pci_bus_id = bus_id;
+    // nvidia-smi's spelling: GPU-, then the 16 bytes as 8-4-4-4-12 hex digits.
+    char uuid[64] = {};
+    const auto* b = reinterpret_cast<const unsigned char*>(p.uuid.bytes);
+    std::snprintf(uuid, sizeof uuid,
+                  "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+                  b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+                  b[14], b[15]);
+    g.uuid = uuid;
     g.sm_count = p.multiProcessorCount;
     g.warp_size = p.warpSize;
     g.max_threads_per_sm = p.maxThreadsPerMultiProcessor;
