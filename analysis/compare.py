@@ -48,8 +48,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from failures import exit_5_on_crash  # noqa: E402
 
-# Before the imports below: a damaged install (a module that does not load) exits 5 too.
-exit_5_on_crash("runner compare")
+# As the command (not when a test imports it), and before the imports below: a damaged install (a
+# module that does not load) exits 5 too.
+if __name__ == "__main__":
+    exit_5_on_crash("runner compare")
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402

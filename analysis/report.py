@@ -43,8 +43,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from failures import exit_5_on_crash  # noqa: E402
 
-# Before the imports below: a damaged install (a module that does not load) exits 5 too.
-exit_5_on_crash("runner report")
+# As the command (not when a test imports it), and before the imports below: a damaged install (a
+# module that does not load) exits 5 too.
+if __name__ == "__main__":
+    exit_5_on_crash("runner report")
 
 import pandas as pd  # noqa: E402
 

@@ -473,6 +473,17 @@ def provenance(manifest: dict, df: pd.DataFrame) -> list[tuple[str, str]]:
             date = stamps[0] if len(stamps) == 1 else f"{stamps[0]} .. {stamps[-1]}"
     out.append(("date", _scalar_text(date) if date else "unknown"))
 
+    # The ceilings the records' pct_peak_* are against: which calibration, measured when, where
+    # and how (quiet, or provisional under load, or stale).
+    calibration = manifest.get("calibration") if isinstance(manifest, dict) else None
+    if isinstance(calibration, dict):
+        from ceilings import CalibrationState
+        files = calibration.get("files") if isinstance(calibration.get("files"), dict) else {}
+        for kind, label in (("cpu", "ceilings (CPU)"), ("gpu", "ceilings (GPU)")):
+            doc = calibration.get(kind)
+            if isinstance(doc, dict):
+                out.append((label, CalibrationState.of(doc, files.get(kind)).text()))
+
     # The machine's load as the run started and ended: with the governor, turbo and caches below,
     # what explains a noisy run.
     load = manifest.get("load_average") if isinstance(manifest, dict) else None
