@@ -30,6 +30,10 @@ nlohmann::json GpuInfo::to_json() const {
 }
 
 #if !defined(RUNNER_HAVE_CUDA) && !defined(RUNNER_HAVE_HIP)
+VisibleGpus visible_gpus() {
+  return {{}, "built without CUDA"};
+}
+
 const GpuInfo& gpu_info() {
   static const GpuInfo info = [] {
     GpuInfo g;

@@ -1,6 +1,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "runner/api/json.hpp"
 
@@ -14,8 +15,7 @@ struct GpuInfo {
   std::string name;           // HIP builds: "name (gcnArchName)"
   std::string arch;           // HIP builds: gcnArchName, e.g. "gfx90a:sramecc+:xnack-"; CUDA: empty
   std::string pci_bus_id;     // "0000:41:00.0": how NVML finds the same device
-  std::string uuid;  // "GPU-8f6b3c1e-...", as nvidia-smi -L prints it: this board, whatever its
-                     // slot (what its calibration is keyed by); empty where unknown
+  std::string uuid;  // "GPU-1b2c...": stable across processes, reboots and visibility lists
   int device = 0;
   int sm_count = 0;
   int warp_size = 0;           // threads of a warp (a wavefront on AMD)
@@ -33,5 +33,15 @@ struct GpuInfo {
 // Queries the device once per process (first call initialises the GPU runtime). In a build without
 // a GPU runtime it reports absent with reason "built without CUDA".
 const GpuInfo& gpu_info();
+
+// Every GPU this process may use, in the runtime's order (what CUDA_VISIBLE_DEVICES or
+// HIP_VISIBLE_DEVICES leaves): present, name, pci_bus_id and uuid each. Initialises the GPU
+// runtime: call it in a process that will not fork workers (runner/measure/gpu_devices.hpp probes
+// in a child). Empty, with the reason, when there is none or the build has no GPU runtime.
+struct VisibleGpus {
+  std::vector<GpuInfo> gpus;
+  std::string absent_reason;
+};
+VisibleGpus visible_gpus();
 
 }  // namespace runner

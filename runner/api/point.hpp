@@ -22,6 +22,9 @@ struct Point {
   std::optional<bool> print;
   // Added because `baseline:` names it; its median is the speedup denominator of its problem.
   bool is_baseline = false;
+  // `gpu_mode: each`: the GPU of the run (its index among the run's GPUs) this copy of the point
+  // runs on; part of the key, the id and the problem key. Unset otherwise.
+  std::optional<int> gpu;
 
   // Canonical text of every set axis, e.g. "gemm/omp_blocked dtype=float size=64x64x64 threads=2".
   // Stable across releases: ids are derived from it.

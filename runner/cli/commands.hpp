@@ -13,6 +13,7 @@ namespace runner::cli {
 
 struct RunArguments {
   std::string config, out, shard, calibration_dir;
+  std::string gpus, gpu_mode;  // --gpus, --gpu-mode: empty = the config's, else the defaults
   bool dry_run = false, resume = false, force_mix = false, quiet = false, no_calibrate = false;
   PointSelection selection;  // --only, --set
 };

@@ -124,6 +124,13 @@ int main(int argc, char** argv) {
   run->add_option("--calibration-dir", run_args.calibration_dir,
                   "Measured ceilings of the devices (default: this machine's, in "
                   "~/.cache/runner/calibration; $RUNNER_CALIBRATION_DIR first)");
+  run->add_option("--gpus", run_args.gpus,
+                  "GPUs to use: all (default: every GPU this process may see), N (the first N), "
+                  "or a list of indices or UUIDs (0,2 / GPU-...; one GPU as 2,)");
+  run->add_option("--gpu-mode", run_args.gpu_mode,
+                  "spread (default: each point once, on one of the GPUs) or each (every GPU "
+                  "point on every GPU, to compare them)")
+      ->check(CLI::IsMember({"spread", "each"}));
   run->add_flag("--no-calibrate", run_args.no_calibrate,
                 "Use only ceilings already stored; never measure missing ones first (their records "
                 "lack pct_peak_*)");

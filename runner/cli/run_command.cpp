@@ -2,6 +2,7 @@
 // folder and runs every point (runner/run/experiment.hpp).
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 #include <sstream>
@@ -16,6 +17,7 @@
 #include "runner/cli/terminal.hpp"
 #include "runner/measure/calibration.hpp"
 #include "runner/measure/environment.hpp"
+#include "runner/measure/gpu_devices.hpp"
 #include "runner/plugin/plugins.hpp"
 #include "runner/run/experiment.hpp"
 #include "runner/run/output_dir.hpp"
@@ -40,6 +42,26 @@ std::optional<ShardSpec> parse_shard(const std::string& text) {
       s.index < 0 || s.index >= s.count)
     return std::nullopt;
   return s;
+}
+
+// Every GPU point once per GPU of the run (`gpu_mode: each`), in the order of the matrix; CPU
+// points once.
+std::vector<Point> copies_per_gpu(const std::vector<Point>& points, std::size_t gpus) {
+  std::vector<Point> out;
+  for (const auto& p : points) {
+    const KernelInfo* k = Registry::instance().find(p.kernel);
+    const VariantInfo* v = k ? k->find_variant(p.variant) : nullptr;
+    if (!v || !is_gpu(v->backend)) {
+      out.push_back(p);
+      continue;
+    }
+    for (std::size_t g = 0; g < gpus; ++g) {
+      Point copy = p;
+      copy.gpu = static_cast<int>(g);
+      out.push_back(std::move(copy));
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -68,7 +90,35 @@ int run_command(const RunArguments& args) {
         resumed_selection(std::filesystem::path(args.out) /
                               (stem == "records" ? "manifest.json" : stem + ".manifest.json"),
                           args.selection);
-  const std::vector<Point> all_points = selected_points(spec, selection, Registry::instance());
+  std::vector<Point> all_points = selected_points(spec, selection, Registry::instance());
+
+  // The GPUs (docs/measurement.md, "Several GPUs"): --gpus over `gpus:`, asked of the GPU runtime
+  // in a child process when the matrix has GPU points or GPUs were named.
+  GpuRequest request = spec.gpus.value_or(GpuRequest{});
+  if (!args.gpus.empty()) {
+    try {
+      request = parse_gpu_request(args.gpus);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(fmt::format("--gpus {}: {}", args.gpus, e.what()));
+    }
+  }
+  const GpuMode gpu_mode = args.gpu_mode.empty() ? spec.gpu_mode.value_or(GpuMode::spread)
+                                                 : *parse_gpu_mode(args.gpu_mode);
+  const bool gpu_points = std::any_of(all_points.begin(), all_points.end(), [](const Point& p) {
+    const KernelInfo* k = Registry::instance().find(p.kernel);
+    const VariantInfo* v = k ? k->find_variant(p.variant) : nullptr;
+    return v && is_gpu(v->backend) && v->factory;
+  });
+  GpuInventory inventory;
+  std::vector<GpuDevice> gpus;
+  if (gpu_points || request.kind != GpuRequest::Kind::all) {
+    inventory = probe_gpus();
+    gpus = select_gpus(request, inventory);
+  }
+  // `each`: every GPU point once per GPU, each copy its own point (its key says gpu=I).
+  if (gpu_mode == GpuMode::each && gpus.size() > 1)
+    all_points = copies_per_gpu(all_points, gpus.size());
+
   std::vector<Point> points = all_points;
   if (shard_spec)
     points = shard(all_points, shard_spec->index, shard_spec->count, Registry::instance());
@@ -105,6 +155,12 @@ int run_command(const RunArguments& args) {
   options.calibrate = !args.no_calibrate;
   options.plugins = plugin::plugins_manifest(plugins);
   if (!selection.empty()) options.selection = selection.to_json();
+  options.gpus = gpus;
+  options.gpu_inventory = inventory;
+  options.gpu_mode = gpu_mode;
+  if (gpu_points)
+    spdlog::info("GPUs: {}{}", describe_selection(gpus, inventory),
+                 gpus.size() > 1 ? fmt::format(", {} mode", gpu_mode_name(gpu_mode)) : "");
   spdlog::info("{}: {} points{} -> {}", spec.experiment, points.size(),
                shard_label.empty() ? "" : " in shard " + shard_label, options.out_dir.string());
   return run_experiment(spec, all_points, points, Registry::instance(), options);

@@ -17,7 +17,7 @@ struct SlurmCommandLine {
   CLI::App *submit = nullptr, *status = nullptr, *collect = nullptr, *cancel = nullptr;
   std::string config, resume_dir, out, partition, account, qos, time, gres, constraint, job_name;
   std::string mem, exclude;
-  int tasks = 0, cpus = 0, throttle = 0;
+  int tasks = 0, cpus = 0, throttle = 0, gpus_per_task = 0;
   std::vector<std::string> sbatch_options;
   bool dry_run = false, force_mix = false, collect_force_mix = false;
   std::map<std::string, CLI::Option*> given;
@@ -51,6 +51,7 @@ slurm::SubmitArguments submit_arguments(const SlurmCommandLine& c) {
   a.tasks = if_given(c, "tasks", c.tasks);
   a.cpus = if_given(c, "cpus", c.cpus);
   a.throttle = if_given(c, "throttle", c.throttle);
+  a.gpus_per_task = if_given(c, "gpus-per-task", c.gpus_per_task);
   a.partition = if_given(c, "partition", c.partition);
   a.account = if_given(c, "account", c.account);
   a.qos = if_given(c, "qos", c.qos);
@@ -100,6 +101,9 @@ void add_slurm_commands(CLI::App& app) {
       "Nodes to avoid, a Slurm hostlist such as node[01-03],gpu7; 'none' for no line "
       "(slurm.exclude)");
   add("throttle", c.throttle, "At most this many shards at once, %P (slurm.throttle)");
+  add("gpus-per-task", c.gpus_per_task,
+      "GPUs per shard, #SBATCH --gpus-per-task; the shard spreads its points over them "
+      "(slurm.gpus_per_task; default: --gres gpu:1 with CUDA points)");
   add("job-name", c.job_name, "Slurm job name (default runner-<experiment>)");
   add_selection_options(*s, c.selection);
   s->add_flag("--dry-run", c.dry_run,

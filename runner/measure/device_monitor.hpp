@@ -1,6 +1,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace runner {
 
@@ -29,5 +30,10 @@ constexpr double kThrottleBackoffSeconds = 0.05;
 // NVML cannot match (gpu_monitor_unavailable_reason() says which). Created at the first call.
 DeviceMonitor* gpu_monitor();
 std::string gpu_monitor_unavailable_reason();
+
+// The CPU cores near the GPU at `pci_bus_id` (NVML's CPU affinity: the cores of its NUMA node or
+// socket), for pinning the worker that measures it; empty when NVML is not there or does not say.
+// Needs no GPU context.
+std::vector<int> gpu_cpu_affinity(const std::string& pci_bus_id);
 
 }  // namespace runner

@@ -110,6 +110,31 @@ const Opened& opened() {
 
 }  // namespace
 
+std::vector<int> gpu_cpu_affinity(const std::string& pci_bus_id) {
+  std::vector<int> cpus;
+  if (pci_bus_id.empty()) return cpus;
+  void* lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) return cpus;
+  NvmlReturn (*init)() = nullptr;
+  NvmlReturn (*handle_by_bus_id)(const char*, NvmlDevice*) = nullptr;
+  NvmlReturn (*affinity)(NvmlDevice, unsigned, unsigned long*) =
+      nullptr;  // nvmlDeviceGetCpuAffinity
+  if (!load(lib, "nvmlInit_v2", init) ||
+      !load(lib, "nvmlDeviceGetHandleByPciBusId_v2", handle_by_bus_id) ||
+      !load(lib, "nvmlDeviceGetCpuAffinity", affinity) || init() != kNvmlSuccess)
+    return cpus;
+  NvmlDevice device = nullptr;
+  if (handle_by_bus_id(pci_bus_id.c_str(), &device) != kNvmlSuccess) return cpus;
+  constexpr unsigned kWords = 64;  // 4096 CPUs
+  unsigned long set[kWords] = {};
+  if (affinity(device, kWords, set) != kNvmlSuccess) return cpus;
+  constexpr unsigned kBits = 8 * sizeof(unsigned long);
+  for (unsigned w = 0; w < kWords; ++w)
+    for (unsigned b = 0; b < kBits; ++b)
+      if (set[w] & (1UL << b)) cpus.push_back(static_cast<int>(w * kBits + b));
+  return cpus;
+}
+
 DeviceMonitor* gpu_monitor() {
   return opened().monitor.get();
 }

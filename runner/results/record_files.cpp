@@ -62,12 +62,12 @@ JsonlContent read_records(const std::filesystem::path& file) {
       Record r = Record::parse(line);
       if (!r.is_object()) {
         why = "not a JSON object";
-      } else if (const auto bad = std::find_if(
-                     r.items().begin(), r.items().end(),
-                     [](const auto& item) {
-                       return (item.key() == "point_id" || item.key() == "status") &&
-                              !item.value().is_string();
-                     });
+      } else if (const auto bad =
+                     std::find_if(r.items().begin(), r.items().end(),
+                                  [](const auto& item) {
+                                    return (item.key() == "point_id" || item.key() == "status") &&
+                                           !item.value().is_string();
+                                  });
                  bad != r.items().end()) {
         why = fmt::format("its {} is not text", bad.key());
       } else {
@@ -217,6 +217,12 @@ void RecordFiles::sync() {
        {std::pair{jsonl_fd_, jsonl_path()}, std::pair{csv_fd_, csv_path()}})
     if (fd >= 0 && ::fsync(fd) != 0) io_error(path, "cannot flush to disk", errno);
   last_sync_s_ = steady_seconds();
+}
+
+void RecordFiles::update_records(const std::function<void(std::vector<Record>&)>& update) {
+  std::vector<Record> before = records_;
+  update(records_);
+  if (records_ != before) superseded_ = true;  // the lines on disk are not the records any more
 }
 
 void RecordFiles::compact() {

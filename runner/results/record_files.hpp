@@ -1,6 +1,7 @@
 #pragma once
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -23,7 +24,8 @@ struct JsonlContent {
 };
 JsonlContent read_records(const std::filesystem::path& file);
 // The records alone; warnings appended to `warnings` when given.
-std::vector<Record> read_jsonl(const std::filesystem::path& file, std::vector<std::string>* warnings);
+std::vector<Record> read_jsonl(const std::filesystem::path& file,
+                               std::vector<std::string>* warnings);
 
 // Appends lines to `<file>` (made if missing): where a resume puts what it drops from a records
 // file (unreadable lines, duplicates, records of other points), so that nothing is lost.
@@ -59,6 +61,10 @@ class RecordFiles {
   void append(const Record& record);
   // Rewrites both files without superseded lines, when there are any, and syncs them to disk.
   void compact();
+  // Lets `update` change the current records (the comparative fields of a run whose points
+  // finished out of order: runner/results/relative_metrics.hpp); the files are rewritten by the
+  // next compact() when it changed any.
+  void update_records(const std::function<void(std::vector<Record>&)>& update);
   // fsync of both files now.
   void sync();
   // The current record of each point, in the order points were first recorded.

@@ -13,6 +13,14 @@ bool is_ok(const Record& r) {
 double threads_of(const Record& r) {
   return r.value("backend", "") == "cpu" ? number_or(r, "threads", 0) : 0;
 }
+
+// The device a record was measured on, as far as ratios go: "cpu", or the GPU's UUID, so that no
+// ratio mixes two GPUs of a run spread over several (runner/run/device_scheduler.hpp).
+std::string device_of(const Record& r) {
+  if (r.value("backend", "cpu") == "cpu") return "cpu";
+  const auto it = r.find("gpu_uuid");
+  return "gpu:" + (it != r.end() && it->is_string() ? it->get<std::string>() : std::string());
+}
 }  // namespace
 
 std::string scaling_key(const Record& r) {
@@ -31,17 +39,20 @@ std::string scaling_key(const Record& r) {
 void RelativeMetrics::observe(const Record& r) {
   if (!is_ok(r)) return;
   if (r.value("is_baseline", false))
-    baseline_ms_[problem_key_of(r)] = number_or(r, "time_ms_median", 0);
+    baseline_ms_[problem_key_of(r) + "|" + device_of(r)] = number_or(r, "time_ms_median", 0);
   const KernelInfo* k = registry_.find(r.value("kernel", ""));
   if (k && !k->ceiling_variant.empty() && r.value("variant", "") == k->ceiling_variant)
-    ceiling_gbps_[problem_key_of(r) + "|" + r.value("backend", "")] = number_or(r, "gbps", 0);
+    ceiling_gbps_[problem_key_of(r) + "|" + r.value("backend", "") + "|" + device_of(r)] =
+        number_or(r, "gbps", 0);
   if (threads_of(r) == 1) one_thread_ms_[scaling_key(r)] = number_or(r, "time_ms_median", 0);
 }
 
 void RelativeMetrics::apply(Record& r) const {
   if (!is_ok(r)) return;
   const double median = number_or(r, "time_ms_median", 0);
-  const auto base = baseline_ms_.find(problem_key_of(r));
+  // The baseline on the same device (a GPU baseline of a GPU point), else the CPU's.
+  auto base = baseline_ms_.find(problem_key_of(r) + "|" + device_of(r));
+  if (base == baseline_ms_.end()) base = baseline_ms_.find(problem_key_of(r) + "|cpu");
   if (base != baseline_ms_.end() && median > 0 && base->second > 0) {
     const double speedup = base->second / median;
     r["speedup"] = speedup;
@@ -63,7 +74,8 @@ void RelativeMetrics::apply(Record& r) const {
   }
   const KernelInfo* k = registry_.find(r.value("kernel", ""));
   if (k && !k->ceiling_variant.empty()) {
-    const auto ceiling = ceiling_gbps_.find(problem_key_of(r) + "|" + r.value("backend", ""));
+    const auto ceiling =
+        ceiling_gbps_.find(problem_key_of(r) + "|" + r.value("backend", "") + "|" + device_of(r));
     const double gbps = number_or(r, "gbps", 0);
     if (ceiling != ceiling_gbps_.end() && ceiling->second > 0 && gbps > 0)
       r["pct_of_" + k->ceiling_variant] = 100.0 * gbps / ceiling->second;

@@ -14,6 +14,8 @@ namespace runner {
 // scaling efficiency of an OpenMP variant, T(1) / (p · T(p)), against its own point at one thread)
 // and `pct_of_<ceiling>` (this gbps over the ceiling variant's gbps, same problem and backend, e.g.
 // pct_of_copy for transposes). Never a constant: without its baseline in the set a point has none.
+// Never across GPUs: a GPU point is compared with what ran on the same GPU (its gpu_uuid), and with
+// a CPU baseline.
 class RelativeMetrics {
  public:
   explicit RelativeMetrics(const Registry& registry) : registry_(registry) {}
@@ -24,8 +26,8 @@ class RelativeMetrics {
 
  private:
   const Registry& registry_;
-  std::map<std::string, double> baseline_ms_;   // problem key → median
-  std::map<std::string, double> ceiling_gbps_;  // problem key|backend → gbps
+  std::map<std::string, double> baseline_ms_;   // problem key|device → median
+  std::map<std::string, double> ceiling_gbps_;  // problem key|backend|device → gbps
   std::map<std::string, double> one_thread_ms_;  // scaling_key → median at one thread
 };
 

@@ -38,9 +38,12 @@ bool add_observed(nlohmann::ordered_json& observed, const std::vector<Record>& r
 
 // The first point that beats its ceiling by more than kStaleMargin where no cache explains it.
 std::string unexplained_excess(const std::vector<Record>& records, const std::string& backend,
-                               std::int64_t cache_bytes) {
+                               std::int64_t cache_bytes, const std::string& gpu_uuid) {
   for (const Record& r : records) {
     if (r.value("status", "") != "ok" || r.value("backend", "") != backend) continue;
+    // On a run over several GPUs, only the points of the GPU this document calibrated.
+    const auto uuid = r.find("gpu_uuid");
+    if (!gpu_uuid.empty() && uuid != r.end() && uuid->is_string() && *uuid != gpu_uuid) continue;
     const double flops = number_or(r, "pct_peak_flops"), bandwidth = number_or(r, "pct_peak_bw");
     const bool beats_flops = flops > 100 * kStaleMargin;
     const bool beats_bandwidth = bandwidth > 100 * kStaleMargin && !fits_in_cache(r, cache_bytes);
@@ -76,7 +79,10 @@ void note_one(const std::string& kind, const nlohmann::json& used,
         kind == "cpu"
             ? static_cast<std::int64_t>(number_or(doc, "last_level_cache_bytes"))
             : static_cast<std::int64_t>(number_or(doc.value("gpu", nlohmann::json()), "l2_bytes"));
-    if (const std::string why = unexplained_excess(records, kind, cache); !why.empty()) {
+    const std::string uuid =
+        kind == "gpu" ? doc.value("gpu", nlohmann::json::object()).value("uuid", "") : "";
+    if (const std::string why = unexplained_excess(records, kind == "gpu" ? "cuda" : kind, cache, uuid);
+        !why.empty()) {
       doc["stale"] = {{"reason", why}};
       changed = true;
       spdlog::warn("the {} ceilings of {} are stale: {}; the next run measures them again", kind,

@@ -7,8 +7,10 @@
 #include <omp.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <new>
@@ -36,10 +38,13 @@
 #include "runner/results/relative_metrics.hpp"
 #include "runner/results/stale_ceilings.hpp"
 #include "runner/results/summary.hpp"
+#include "runner/run/device_scheduler.hpp"
+#include "runner/run/device_slots.hpp"
 #include "runner/run/output_dir.hpp"
 #include "runner/run/progress.hpp"
 #include "runner/run/resume.hpp"
 #include "runner/run/worker_process.hpp"
+#include "runner/spec/matrix.hpp"
 
 namespace runner {
 
@@ -107,6 +112,49 @@ PreviousRecords read_previous_records(const std::filesystem::path& jsonl,
   return previous;
 }
 
+// The GPU name a worker's hello reports.
+std::string gpu_name_of(const nlohmann::json& hello) {
+  return hello.contains("gpu") ? hello["gpu"].value("name", "") : "";
+}
+
+// A failed point whose cause is the device, not the point: what takes a GPU out of a run after a
+// few in a row (runner/run/device_scheduler.hpp). The CUDA errors of a GPU in trouble (an
+// uncorrectable ECC error, an NVLink error, a device lost or unavailable); a point's own crash,
+// hang or wrong result is not one of them.
+bool is_device_fault(const Record& r) {
+  if (r.value("status", "") != "failed") return false;
+  const std::string message = r.value("message", "");
+  for (const char* cause :
+       {"cudaErrorECCUncorrectable", "cudaErrorNvlinkUncorrectable", "cudaErrorDevicesUnavailable",
+        "cudaErrorDeviceUninitialized", "cudaErrorSystemNotReady", "cudaErrorSystemDriverMismatch",
+        "cudaErrorHardwareStackError", "hipErrorECCNotCorrectable"})
+    if (message.find(cause) != std::string::npos) return true;
+  return false;
+}
+
+// The ceilings of one GPU of the run, measured (when missing and `measure`) by a child that sees
+// that GPU alone: the calibration child inherits this process's environment, so the visibility
+// variable is set to the worker's for the call and restored after. This process never touches
+// the GPU runtime.
+nlohmann::ordered_json calibration_for_gpu(const std::filesystem::path& dir,
+                                           const nlohmann::json& env,
+                                           const WorkerPlacement& placement, bool measure,
+                                           const std::filesystem::path& results_folder) {
+  const char* before = std::getenv(placement.visibility_variable.c_str());
+  const std::optional<std::string> saved =
+      before ? std::optional<std::string>(before) : std::nullopt;
+  if (placement.visible_gpu)
+    ::setenv(placement.visibility_variable.c_str(), placement.visible_gpu->c_str(), 1);
+  CalibrationNeeds needs;
+  needs.gpu = true;
+  nlohmann::ordered_json c = calibration_for_run(dir, env, needs, measure, results_folder);
+  if (saved)
+    ::setenv(placement.visibility_variable.c_str(), saved->c_str(), 1);
+  else
+    ::unsetenv(placement.visibility_variable.c_str());
+  return c;
+}
+
 }  // namespace
 
 int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_points,
@@ -139,27 +187,74 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
     return exit_code::kSignalBase + interrupt_signal();
   };
 
-  // Points run in a worker process; this process owns the files. Start the first worker now: its
-  // hello carries the environment (GPU included) that the manifest and the identity need.
-  auto worker = std::make_unique<WorkerProcess>(spec, points, registry);
-  if (!worker->hello()) {
+  // Points run in worker processes, one per device slot (runner/run/device_slots.hpp): one for the
+  // CPU points, one per GPU of the run; this process owns the files. Start them now: their hellos
+  // carry the environment (the GPUs included) that the manifest and the identity need.
+  DeviceSlots slots(spec, points, registry, options.gpus,
+                    options.gpu_inventory.visibility_variable);
+  slots.start_missing();
+  if (slots.cpu().hello.is_null()) {
     if (interrupt_requested()) return stopped_before_start();
     throw Refused("the worker process died while starting (initialising CUDA?)");
   }
-  const nlohmann::json env = *worker->hello();
+  nlohmann::json env = slots.cpu().hello;
+  nlohmann::json gpus_used = nlohmann::json::array();
+  for (auto& slot : slots.slots()) {
+    if (!slot.gpu) continue;
+    nlohmann::json g = slot.gpu->to_json();
+    if (!slot.hello.is_null()) g["device"] = slot.hello.value("gpu", nlohmann::json());
+    // The worker must see the GPU it was started for: a runtime that ignored the worker's
+    // visibility list would put two workers on one GPU, and every figure would be wrong.
+    const std::string seen = g["device"].is_object() ? g["device"].value("uuid", "") : "";
+    if (!seen.empty() && !slot.gpu->uuid.empty() && seen != slot.gpu->uuid)
+      throw Refused(fmt::format("the worker of {} sees the GPU {}, not {}: {}={} did not give it "
+                                "its GPU; nothing was run",
+                                slot.label(), seen, slot.gpu->uuid,
+                                slot.placement.visibility_variable,
+                                slot.placement.visible_gpu.value_or("")));
+    gpus_used.push_back(g);
+    // The run's GPU, for the manifest's readers and the identity: the first that started.
+    if (!slot.hello.is_null() && !env["gpu"].value("present", false))
+      env["gpu"] = slot.hello["gpu"];
+  }
+  if (!options.gpus.empty()) {
+    env["gpus"] = gpus_used;
+    env["gpu_mode"] = std::string(gpu_mode_name(options.gpu_mode));
+    env["gpu_selection"] = describe_selection(options.gpus, options.gpu_inventory);
+    if (!options.gpu_inventory.notes.empty()) env["gpu_notes"] = options.gpu_inventory.notes;
+  }
   const std::string gpu_name = env.contains("gpu") ? env["gpu"].value("name", "") : "";
   identity.device = device_of(env);
   if (claim.had_results)
     check_resume_compatible(manifest.path(), identity, records_exist, options.force_mix);
 
+  // Ceilings: the CPU's, and each GPU's, measured by a child that sees only that GPU; the run
+  // keeps a copy of each in its folder.
   const nlohmann::ordered_json calibration =
       calibration_for_run(options.calibration_dir, env, calibration_needs(points, registry, env),
                           options.calibrate, options.out_dir);
   if (interrupt_requested()) return stopped_before_start();
-  const Ceilings ceilings(calibration);
+  std::map<int, Ceilings> ceilings;
+  ceilings.emplace(DeviceScheduler::kCpuSlot, Ceilings(calibration));
+  nlohmann::json gpu_calibrations = nlohmann::json::array();
+  for (auto& slot : slots.slots()) {
+    if (!slot.gpu || slot.hello.is_null()) continue;
+    nlohmann::json slot_env = env;
+    slot_env["gpu"] = slot.hello["gpu"];
+    const nlohmann::ordered_json c = calibration_for_gpu(
+        options.calibration_dir, slot_env, slot.placement, options.calibrate, options.out_dir);
+    ceilings.emplace(slot.id, Ceilings(c));
+    gpu_calibrations.push_back({{"gpu_index", slot.gpu->index}, {"calibration", c}});
+  }
+  if (interrupt_requested()) return stopped_before_start();
+  auto ceilings_of = [&](int slot_id) -> const Ceilings& {
+    const auto it = ceilings.find(slot_id);
+    return it != ceilings.end() ? it->second : ceilings.at(DeviceScheduler::kCpuSlot);
+  };
 
   manifest.describe(spec, all_points, identity, options.shard_label, env);
   manifest.add("calibration", calibration);
+  if (!gpu_calibrations.empty()) manifest.add("gpu_calibrations", gpu_calibrations);
   if (!options.plugins.empty()) manifest.add("plugins", options.plugins);
   if (!options.selection.is_null()) manifest.add("selection", options.selection);
   if (claim.had_results) manifest.continue_from(manifest.path());
@@ -212,65 +307,148 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
   kinds.reserve(points.size());
   for (const auto& p : points) kinds.push_back(p.kernel + "/" + p.variant);
   Progress progress(options.progress, std::move(kinds));
+
+  // What runs where (runner/run/device_scheduler.hpp). Without GPUs every point goes to the one
+  // worker, as ever: its GPU points are skipped there with the reason.
+  const bool with_gpus = !options.gpus.empty();
+  std::vector<SchedulingUnit> units;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const Point& p = points[i];
+    if (done.count(p.id())) {
+      progress.skip(i);
+      continue;
+    }
+    const KernelInfo* k = registry.find(p.kernel);
+    const VariantInfo* v = k ? k->find_variant(p.variant) : nullptr;
+    const bool on_gpu = with_gpus && v && is_gpu(v->backend);
+    units.push_back({i, on_gpu, p.problem_key(), estimated_cost(p, registry),
+                     on_gpu && p.gpu ? p.gpu : std::nullopt});
+  }
+  DeviceScheduler scheduler(std::move(units), static_cast<int>(options.gpus.size()));
+  // The CPU slot gives up after this many workers in a row die before their hello (a GPU slot is
+  // taken out by the scheduler).
+  constexpr int kFailedStartsToGiveUp = 3;
+  // Seconds a point may take once a stop was asked for before it is abandoned.
+  constexpr double kGraceSeconds = 3.0;
+
   std::string write_error;
-  int failed_starts = 0;
   PointTimes ran;  // this invocation's points (a resume keeps earlier ones besides)
+  std::vector<std::string> taken_out;
+  int idle_rounds = 0;
+  auto record_point = [&](DeviceSlots::Slot* slot, std::size_t i, Record r) {
+    const Point& p = points[i];
+    if (slot && slot->gpu) {
+      r["gpu_index"] = slot->gpu->index;
+      r["gpu_uuid"] = slot->gpu->uuid;
+      r["gpu_bus_id"] = slot->gpu->pci_bus_id;
+      r["worker_cpus"] = cpu_list_text(slot->placement.cpus);
+    }
+    relative.observe(r);
+    relative.apply(r);
+    ceilings_of(slot ? slot->id : DeviceScheduler::kCpuSlot).apply(r, registry);
+    files.append(r);
+    progress.start(slots.slots().size() > 1 && slot ? fmt::format("[{}] {}", slot->label(), p.key())
+                                                    : p.key());
+    progress.finish(i, r.value("status", ""), r.value("point_s", 0.0));
+    ran.add(r);
+  };
   try {
-    for (std::size_t i = 0; i < points.size(); ++i) {
-      const Point& p = points[i];
-      if (done.count(p.id())) {
-        progress.skip(i);
-        continue;
+    while (true) {
+      for (auto& [i, why] : scheduler.take_abandoned()) {
+        const Point& p = points[i];
+        const KernelInfo* k = registry.find(p.kernel);
+        Record r = base_record(spec, p, k ? k->find_variant(p.variant) : nullptr, gpu_name);
+        set_status(r, Status::skipped, why);
+        r["point_s"] = 0.0;
+        record_point(nullptr, i, std::move(r));
       }
-      if (interrupt_requested()) break;
-      const auto point_start = std::chrono::steady_clock::now();
-      if (!worker || !worker->alive()) {
-        worker = std::make_unique<WorkerProcess>(spec, points, registry);
-        if (!worker->hello()) {
-          if (interrupt_requested()) break;
-          if (++failed_starts >= 3)
-            throw Refused("three worker processes in a row died while starting; giving up");
+      bool assigned = false;
+      if (!interrupt_requested()) {
+        for (auto& slot : slots.slots()) {
+          if (slot.busy() || scheduler.retired(slot.id)) continue;
+          if (scheduler.waiting() == 0) break;
+          if (!slots.ensure_worker(slot)) {
+            if (interrupt_requested()) break;
+            if (!slot.gpu) {
+              if (slot.starts_failed_in_a_row >= kFailedStartsToGiveUp)
+                throw Refused("three worker processes in a row died while starting; giving up");
+              continue;
+            }
+            if (scheduler.start_failed(slot.id))
+              taken_out.push_back(
+                  fmt::format("{} ({}): its worker died {} times in a row while "
+                              "starting",
+                              slot.label(), slot.gpu->uuid, kFailedStartsToGiveUp));
+            continue;
+          }
+          const auto i = scheduler.next(slot.id);
+          if (!i) continue;
+          slots.send(slot, *i, spec.timeout_s, kGraceSeconds);
+          if (slots.slots().size() == 1 || !with_gpus) progress.start(points[*i].key());
+          assigned = true;
         }
       }
-      progress.start(p.key());
-      // Seconds a point may take once a stop was asked for before it is abandoned.
-      constexpr double kGraceSeconds = 3.0;
-      const WorkerProcess::Outcome outcome = worker->run(i, spec.timeout_s, kGraceSeconds);
-      if (outcome.kind == WorkerProcess::Outcome::interrupted) {
-        // A stop signal sent to the worker alone stops the run as one sent to the runner would.
-        request_interrupt(outcome.signal > 0 ? outcome.signal : SIGTERM);
-        break;
+      if (!slots.any_busy()) {
+        if (scheduler.done() || interrupt_requested()) break;
+        // Nothing runs and nothing could be handed out twice in a row (abandoned points are
+        // recorded on the way): what is left cannot run here.
+        idle_rounds = assigned ? 0 : idle_rounds + 1;
+        if (idle_rounds > 2) break;
+        continue;
       }
-      Record r;
-      if (outcome.kind == WorkerProcess::Outcome::finished) {
-        r = outcome.record;
-        failed_starts = 0;
-      } else {
-        const KernelInfo* k = registry.find(p.kernel);
-        r = base_record(spec, p, k ? k->find_variant(p.variant) : nullptr, gpu_name);
-        set_status(r, Status::failed,
-                   outcome.kind == WorkerProcess::Outcome::timed_out
-                       ? outcome.cause
-                       : "the point crashed its worker process: " + outcome.cause);
+      for (auto& [slot, outcome] : slots.wait(100)) {
+        const std::size_t i = *slot->point;
+        slot->point.reset();
+        const Point& p = points[i];
+        if (outcome.kind == WorkerProcess::Outcome::interrupted) {
+          // A stop signal sent to a worker alone stops the run as one sent to the runner would;
+          // its point is left for --resume.
+          request_interrupt(outcome.signal > 0 ? outcome.signal : SIGTERM);
+          scheduler.finished(slot->id, i, false);
+          continue;
+        }
+        Record r;
+        if (outcome.kind == WorkerProcess::Outcome::finished) {
+          r = outcome.record;
+        } else {
+          const KernelInfo* k = registry.find(p.kernel);
+          r = base_record(spec, p, k ? k->find_variant(p.variant) : nullptr,
+                          slot->hello.is_null() ? gpu_name : gpu_name_of(slot->hello));
+          set_status(r, Status::failed,
+                     outcome.kind == WorkerProcess::Outcome::timed_out
+                         ? outcome.cause
+                         : "the point crashed its worker process: " + outcome.cause);
+        }
+        r["point_s"] =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - slot->started).count();
+        const bool fault = slot->gpu && is_device_fault(r);
+        record_point(slot, i, std::move(r));
+        if (scheduler.finished(slot->id, i, fault))
+          taken_out.push_back(fmt::format("{} ({}): {} device errors in a row", slot->label(),
+                                          slot->gpu->uuid, DeviceScheduler::kFailuresToRetire));
+        if (!taken_out.empty() && scheduler.retired(slot->id)) {
+          spdlog::warn("{} is taken out of the run; its points move to the other GPUs",
+                       slot->label());
+          slot->worker.reset();
+        }
       }
-      r["point_s"] =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - point_start).count();
-      relative.observe(r);
-      relative.apply(r);
-      ceilings.apply(r, registry);
-      files.append(r);
-      progress.finish(i, r.value("status", ""), r.value("point_s", 0.0));
-      ran.add(r);
     }
   } catch (const Refused& e) {
     // The records cannot be written (a full disk, a quota): stop here, with every record written
     // so far intact (a line cut short is taken back).
     write_error = e.what();
   }
-  worker.reset();
+  // Points of one run finished out of order on several workers: every comparative figure
+  // (speedup, % of the reference) is recomputed over the whole set before the files are final.
+  if (slots.slots().size() > 1)
+    files.update_records(
+        [&](std::vector<Record>& records) { apply_relative_metrics(records, registry); });
+  if (!taken_out.empty()) manifest.add("gpus_taken_out", taken_out);
+  slots.slots().clear();
   progress.clear();
   // The machine's store learns what these points reached (runner/results/stale_ceilings.hpp).
   note_points_against_ceilings(calibration, files.records());
+  for (const auto& g : gpu_calibrations) note_points_against_ceilings(g["calibration"], files.records());
   const bool interrupted = interrupt_requested();
   bool finished_files = true;
   try {

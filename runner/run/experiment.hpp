@@ -8,6 +8,7 @@
 #include "runner/api/point.hpp"
 #include "runner/api/registry.hpp"
 #include "runner/base/errors.hpp"
+#include "runner/measure/gpu_devices.hpp"
 #include "runner/results/record.hpp"
 #include "runner/run/progress.hpp"
 #include "runner/spec/config.hpp"
@@ -29,6 +30,12 @@ struct RunOptions {
   // The config's plugins as loaded (runner/plugin/plugins.hpp plugins_manifest): kept in the
   // manifest; a resume refuses a plugin that changed since.
   nlohmann::json plugins = nlohmann::json::array();
+  // The GPUs of the run (runner/measure/gpu_devices.hpp), one worker each: none runs every point
+  // in one worker that keeps the runner's environment (its GPU points are skipped where it has no
+  // GPU). `gpu_inventory` says what there was to choose from, for the manifest.
+  std::vector<GpuDevice> gpus;
+  GpuInventory gpu_inventory;
+  GpuMode gpu_mode = GpuMode::spread;
   // --only / --set (runner/spec/point_filter.hpp): kept in the manifest, which a resume reads
   // them from; null for the whole config.
   nlohmann::json selection;

@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -130,13 +131,22 @@ double worker_limit(double timeout_s) {
 
 }  // namespace
 
-void mark_worker_poisoned() { g_worker_poisoned = true; }
+void mark_worker_poisoned() {
+  g_worker_poisoned = true;
+}
 
 WorkerProcess::WorkerProcess(const ExperimentSpec& spec, const std::vector<Point>& points,
-                             const Registry& registry) {
+                             const Registry& registry, const WorkerPlacement& placement,
+                             bool wait_for_hello) {
   int down[2], up[2];
   if (::pipe2(down, O_CLOEXEC) != 0 || ::pipe2(up, O_CLOEXEC) != 0)
-    throw std::runtime_error(fmt::format("cannot create a pipe for the worker: {}", std::strerror(errno)));
+    throw std::runtime_error(
+        fmt::format("cannot create a pipe for the worker: {}", std::strerror(errno)));
+  // Prepared before fork(): the child only calls what is safe there.
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  for (int c : placement.cpus)
+    if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &cpus);
   std::fflush(stdout);
   std::fflush(stderr);
   const pid_t parent = ::getpid();
@@ -148,6 +158,11 @@ WorkerProcess::WorkerProcess(const ExperimentSpec& spec, const std::vector<Point
     // before this line ran, now.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) _exit(kWorkerOverranExit);
+    // Its GPU (read by the GPU runtime when the worker first touches it, in its hello) and its
+    // cores, before anything else runs.
+    if (placement.visible_gpu)
+      ::setenv(placement.visibility_variable.c_str(), placement.visible_gpu->c_str(), 1);
+    if (!placement.cpus.empty()) ::sched_setaffinity(0, sizeof cpus, &cpus);
     // The parent's stop requests reach the worker as signals; none is pending in a new worker.
     reset_interrupt_state();
     ::close(down[1]);
@@ -158,6 +173,16 @@ WorkerProcess::WorkerProcess(const ExperimentSpec& spec, const std::vector<Point
   ::close(up[1]);
   to_worker_ = down[1];
   from_worker_ = up[0];
+  if (wait_for_hello) wait_hello();
+}
+
+const std::optional<nlohmann::json>& WorkerProcess::hello() {
+  if (!hello_waited_) wait_hello();
+  return hello_;
+}
+
+void WorkerProcess::wait_hello() {
+  hello_waited_ = true;
   // CUDA initialisation and the first touch of a GPU can take several seconds. A stop request
   // meanwhile ends the wait (the caller sees no hello, and interrupt_requested()).
   constexpr double kHelloTimeout = 120.0;
@@ -176,7 +201,9 @@ WorkerProcess::WorkerProcess(const ExperimentSpec& spec, const std::vector<Point
   }
 }
 
-WorkerProcess::~WorkerProcess() { stop(); }
+WorkerProcess::~WorkerProcess() {
+  stop();
+}
 
 void WorkerProcess::stop() {
   if (to_worker_ >= 0) ::close(to_worker_);
@@ -238,70 +265,89 @@ std::string WorkerProcess::reap() {
   return how;
 }
 
-WorkerProcess::Outcome WorkerProcess::run(std::size_t index, double timeout_s, double grace_s) {
+WorkerProcess::Outcome WorkerProcess::kill_now(Outcome::Kind kind, std::string cause) {
+  ::kill(pid_, SIGKILL);
+  reap();
   Outcome out;
+  out.kind = kind;
+  out.cause = std::move(cause);
+  return out;
+}
+
+void WorkerProcess::start(std::size_t index, double timeout_s, double grace_s) {
+  in_flight_.emplace();
+  in_flight_->timeout_s = timeout_s;
+  in_flight_->grace_s = grace_s;
+  in_flight_->deadline = timeout_s;
   if (pid_ <= 0 ||
       !write_all(to_worker_, fmt::format("{{\"run\":{},\"timeout_s\":{}}}\n", index, timeout_s))) {
+    Outcome out;
     out.kind = Outcome::crashed;
     out.cause = pid_ > 0 ? "the worker stopped reading: " + reap() : "no worker";
-    return out;
+    in_flight_->immediate = std::move(out);
   }
-  // Running time of the point: not counted while this process or the worker is stopped.
-  RunningClock clock;
-  double deadline = timeout_s;
-  auto kill_now = [&](Outcome::Kind kind, std::string cause) {
-    ::kill(pid_, SIGKILL);
-    reap();
-    out.kind = kind;
-    out.cause = std::move(cause);
+}
+
+std::optional<WorkerProcess::Outcome> WorkerProcess::poll(int poll_ms) {
+  if (!in_flight_) return std::nullopt;
+  auto done = [&](Outcome out) -> std::optional<Outcome> {
+    in_flight_.reset();
     return out;
   };
-  while (true) {
-    bool idle = false;
-    const auto line = read_line(100, &idle);
-    const double now = clock.seconds(/*count_gap=*/!process_stopped(pid_));
-    if (idle) {
-      if (interrupt_requested() && !forwarded_stop_) {
-        ::kill(pid_, SIGTERM);  // abandon the point between samples
-        forwarded_stop_ = true;
-        deadline = std::min(deadline, now + grace_s);
-      }
-      if (stop_now_requested()) return kill_now(Outcome::interrupted, "stopped at once");
-      if (now >= deadline)
-        return kill_now(forwarded_stop_ ? Outcome::interrupted : Outcome::timed_out,
-                        fmt::format("timed out after {:g} s", timeout_s));
-      continue;
+  if (in_flight_->immediate) return done(std::move(*in_flight_->immediate));
+  InFlight& f = *in_flight_;
+  bool idle = false;
+  const auto line = read_line(poll_ms, &idle);
+  // Running time of the point: not counted while this process or the worker is stopped.
+  const double now = f.clock.seconds(/*count_gap=*/!process_stopped(pid_));
+  if (idle) {
+    if (interrupt_requested() && !forwarded_stop_) {
+      ::kill(pid_, SIGTERM);  // abandon the point between samples
+      forwarded_stop_ = true;
+      f.deadline = std::min(f.deadline, now + f.grace_s);
     }
-    if (!line) {
-      // A worker that ends once a stop was forwarded was stopped, not crashed: a terminal's Ctrl-C
-      // reaches it as well as the forwarded SIGTERM. Its point is left for --resume.
-      out.cause = reap();
-      out.kind = forwarded_stop_ ? Outcome::interrupted : Outcome::crashed;
-      if (last_exit_code_ == kWorkerOverranExit && !forwarded_stop_) {
-        out.kind = Outcome::timed_out;
-        out.cause = fmt::format("timed out after {:g} s (the worker stopped itself)", timeout_s);
-      }
-      return out;
-    }
-    try {
-      auto msg = nlohmann::ordered_json::parse(*line);
-      if (msg.contains("interrupted")) {
-        reap();
-        out.kind = Outcome::interrupted;
-        out.signal = msg["interrupted"].is_number_integer() ? msg["interrupted"].get<int>() : 0;
-        return out;
-      }
-      out.kind = Outcome::finished;
-      out.record = std::move(msg.at("record"));
-      if (msg.value("exit", false)) reap();  // its CUDA context is unusable: it exits by itself
-      return out;
-    } catch (const std::exception& e) {
-      ::kill(pid_, SIGKILL);
-      out.kind = Outcome::crashed;
-      out.cause = fmt::format("unreadable reply from the worker ({}): {}", e.what(), reap());
-      return out;
-    }
+    if (stop_now_requested()) return done(kill_now(Outcome::interrupted, "stopped at once"));
+    if (now >= f.deadline)
+      return done(kill_now(forwarded_stop_ ? Outcome::interrupted : Outcome::timed_out,
+                           fmt::format("timed out after {:g} s", f.timeout_s)));
+    return std::nullopt;
   }
+  Outcome out;
+  if (!line) {
+    // A worker that ends once a stop was forwarded was stopped, not crashed: a terminal's Ctrl-C
+    // reaches it as well as the forwarded SIGTERM. Its point is left for --resume.
+    out.cause = reap();
+    out.kind = forwarded_stop_ ? Outcome::interrupted : Outcome::crashed;
+    if (last_exit_code_ == kWorkerOverranExit && !forwarded_stop_) {
+      out.kind = Outcome::timed_out;
+      out.cause = fmt::format("timed out after {:g} s (the worker stopped itself)", f.timeout_s);
+    }
+    return done(std::move(out));
+  }
+  try {
+    auto msg = nlohmann::ordered_json::parse(*line);
+    if (msg.contains("interrupted")) {
+      reap();
+      out.kind = Outcome::interrupted;
+      out.signal = msg["interrupted"].is_number_integer() ? msg["interrupted"].get<int>() : 0;
+      return done(std::move(out));
+    }
+    out.kind = Outcome::finished;
+    out.record = std::move(msg.at("record"));
+    if (msg.value("exit", false)) reap();  // its CUDA context is unusable: it exits by itself
+    return done(std::move(out));
+  } catch (const std::exception& e) {
+    ::kill(pid_, SIGKILL);
+    out.kind = Outcome::crashed;
+    out.cause = fmt::format("unreadable reply from the worker ({}): {}", e.what(), reap());
+    return done(std::move(out));
+  }
+}
+
+WorkerProcess::Outcome WorkerProcess::run(std::size_t index, double timeout_s, double grace_s) {
+  start(index, timeout_s, grace_s);
+  while (true)
+    if (auto out = poll(100)) return std::move(*out);
 }
 
 }  // namespace runner

@@ -9,6 +9,7 @@
 
 #include "runner/api/point.hpp"
 #include "runner/api/registry.hpp"
+#include "runner/run/running_clock.hpp"
 #include "runner/spec/config.hpp"
 
 namespace runner {
@@ -32,15 +33,30 @@ namespace runner {
 //                                               the parent, or sent to the worker alone) and it
 //                                               abandoned the point between samples
 //   parent → worker  {"run": index, "timeout_s": seconds}
+// Where a worker runs: the one GPU it may see, and the cores it may use.
+struct WorkerPlacement {
+  // The value of `visibility_variable` (CUDA_VISIBLE_DEVICES, HIP_VISIBLE_DEVICES) in the worker:
+  // its GPU, which is then its device 0; "" hides every GPU (a worker of CPU points); unset: the
+  // runner's own environment, unchanged.
+  std::optional<std::string> visible_gpu;
+  std::string visibility_variable = "CUDA_VISIBLE_DEVICES";
+  std::vector<int> cpus;  // its CPU affinity; empty: the runner's own
+};
+
 class WorkerProcess {
  public:
-  WorkerProcess(const ExperimentSpec& spec, const std::vector<Point>& points, const Registry& registry);
+  // Starts the worker and waits for its hello (wait_for_hello = false: hello() waits later, so
+  // that several workers start their GPU runtimes at once).
+  WorkerProcess(const ExperimentSpec& spec, const std::vector<Point>& points,
+                const Registry& registry, const WorkerPlacement& placement = {},
+                bool wait_for_hello = true);
   ~WorkerProcess();
   WorkerProcess(const WorkerProcess&) = delete;
   WorkerProcess& operator=(const WorkerProcess&) = delete;
 
   // The environment the worker reported (host, GPU...), or nullopt if it died before saying hello.
-  const std::optional<nlohmann::json>& hello() const { return hello_; }
+  // Waits for it the first time (a stop request ends the wait).
+  const std::optional<nlohmann::json>& hello();
 
   struct Outcome {
     enum Kind { finished, interrupted, crashed, timed_out } kind = crashed;
@@ -53,11 +69,27 @@ class WorkerProcess {
   // forwarded to the worker as SIGTERM, and the worker abandons the point between samples; after
   // grace_s more, or at once on a second stop signal, it is killed.
   Outcome run(std::size_t index, double timeout_s, double grace_s);
+
+  // run() in two halves, for a loop over several workers: start() sends the point; poll() waits at
+  // most poll_ms for the worker and returns the outcome once there is one (the time limit, the
+  // forwarded stop and the grace are kept between calls). reply_fd() is what to poll() on.
+  void start(std::size_t index, double timeout_s, double grace_s);
+  std::optional<Outcome> poll(int poll_ms);
+  bool busy() const { return in_flight_.has_value(); }
+  int reply_fd() const { return from_worker_; }
+
   bool alive() const { return pid_ > 0; }
   pid_t pid() const { return pid_; }
   void stop();
 
  private:
+  struct InFlight {
+    double timeout_s = 0, grace_s = 0, deadline = 0;
+    RunningClock clock;
+    std::optional<Outcome> immediate;  // the outcome without waiting (the worker was gone)
+  };
+  void wait_hello();
+  Outcome kill_now(Outcome::Kind kind, std::string cause);
   // The next line from the worker; nullopt at EOF. Polls at most `poll_ms` for data, so the
   // caller's loop can keep its clocks and stop requests current; `idle` says nothing came.
   std::optional<std::string> read_line(int poll_ms, bool* idle);
@@ -66,6 +98,8 @@ class WorkerProcess {
   int to_worker_ = -1, from_worker_ = -1;
   std::string buffer_;
   std::optional<nlohmann::json> hello_;
+  bool hello_waited_ = false;
+  std::optional<InFlight> in_flight_;
   bool forwarded_stop_ = false;
   int last_exit_code_ = -1;  // of the reaped worker; -1 when it was killed by a signal
 };

@@ -20,11 +20,20 @@ T get_or(const nlohmann::json& j, const char* key, T fallback) {
 }  // namespace
 
 nlohmann::ordered_json JobSettings::to_json() const {
-  return {{"partition", partition}, {"account", account}, {"qos", qos},
-          {"time", time},           {"gres", gres},       {"constraint", constraint},
-          {"job_name", job_name},   {"cpus", cpus},       {"throttle", throttle},
-          {"extra", extra},         {"mem", mem},         {"exclude", exclude},
-          {"setup", setup}};
+  return {{"partition", partition},
+          {"account", account},
+          {"qos", qos},
+          {"time", time},
+          {"gres", gres},
+          {"constraint", constraint},
+          {"job_name", job_name},
+          {"cpus", cpus},
+          {"throttle", throttle},
+          {"extra", extra},
+          {"mem", mem},
+          {"exclude", exclude},
+          {"setup", setup},
+          {"gpus_per_task", gpus_per_task}};
 }
 
 JobSettings JobSettings::from_json(const nlohmann::json& j) {
@@ -38,6 +47,7 @@ JobSettings JobSettings::from_json(const nlohmann::json& j) {
   s.job_name = get_or<std::string>(j, "job_name", "");
   s.cpus = get_or<int>(j, "cpus", 0);
   s.throttle = get_or<int>(j, "throttle", 0);
+  s.gpus_per_task = get_or<int>(j, "gpus_per_task", 0);
   s.extra = get_or<std::vector<std::string>>(j, "extra", {});
   // Absent from the submissions of earlier releases: none.
   s.mem = get_or<std::string>(j, "mem", "");

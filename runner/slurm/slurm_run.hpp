@@ -12,9 +12,10 @@ namespace runner::slurm {
 // first submission (on --resume), then the command line, each overriding the one before.
 struct JobSettings {
   std::string partition, account, qos, time, gres, constraint, job_name;
-  std::string mem, exclude;        // --mem and --exclude; "" for none
-  int cpus = 0;                    // cores per shard (= OMP_NUM_THREADS)
-  int throttle = 0;                // at most this many shards at once (%P); 0: no limit
+  std::string mem, exclude;  // --mem and --exclude; "" for none
+  int cpus = 0;              // cores per shard (= OMP_NUM_THREADS)
+  int throttle = 0;          // at most this many shards at once (%P); 0: no limit
+  int gpus_per_task = 0;     // --gpus-per-task: a shard's GPUs, which it spreads over; 0: none
   std::vector<std::string> extra;  // further sbatch options, one #SBATCH line each
   std::vector<std::string> setup;  // shell lines before the runner starts (slurm.setup), verbatim
 

@@ -66,6 +66,7 @@ JobSettings override_with(JobSettings s, const SubmitArguments& a) {
   if (a.job_name) s.job_name = *a.job_name;
   if (a.cpus) s.cpus = *a.cpus;
   if (a.throttle) s.throttle = *a.throttle;
+  if (a.gpus_per_task) s.gpus_per_task = *a.gpus_per_task;
   if (!a.sbatch_options.empty()) s.extra = a.sbatch_options;
   return s;
 }
@@ -87,6 +88,7 @@ JobSettings first_settings(const ExperimentSpec& spec, const std::vector<Point>&
     s.constraint = spec.slurm->constraint;
     s.cpus = spec.slurm->cpus;
     s.throttle = spec.slurm->throttle;
+    s.gpus_per_task = spec.slurm->gpus_per_task;
     s.extra = spec.slurm->extra;
     s.mem = spec.slurm->mem;
     s.exclude = spec.slurm->exclude;
@@ -104,7 +106,9 @@ JobSettings first_settings(const ExperimentSpec& spec, const std::vector<Point>&
     if (v && is_gpu(v->backend)) any_cuda = true;
     if (p.threads) max_threads = std::max(max_threads, *p.threads);
   }
-  if (!gres_given && any_cuda) s.gres = "gpu:1";
+  // A GPU per shard by default; --gpus-per-task asks for several instead (the shard spreads its
+  // points over them: docs/measurement.md, "Several GPUs").
+  if (!gres_given && any_cuda && s.gpus_per_task == 0) s.gres = "gpu:1";
   if (s.gres == "none") s.gres.clear();  // `gres: none` in the YAML, like --gres none
   if (s.cpus <= 0) s.cpus = max_threads;
   if (s.cpus < max_threads)
@@ -212,10 +216,11 @@ RenderedSubmission render(const SlurmRun& run, Submission sub, bool force_mix,
   const std::string collect_template = read_template("collect.sbatch");
   // A site's own copy of jobs/ from before these fields would drop the settings without a word.
   for (const auto& [field, given] : {std::pair{"mem_line", !s.mem.empty()},
+                                     {"gpus_line", s.gpus_per_task > 0},
                                      {"exclude_line", !s.exclude.empty()},
                                      {"setup_lines", !s.setup.empty()}}) {
     require_field(shard_template, field, given, "shard.sbatch");
-    if (std::string_view(field) != "mem_line")
+    if (std::string_view(field) != "mem_line" && std::string_view(field) != "gpus_line")
       require_field(collect_template, field, given, "collect.sbatch");
   }
 
@@ -239,6 +244,8 @@ RenderedSubmission render(const SlurmRun& run, Submission sub, bool force_mix,
     fields["gres_line"] = sbatch_line("--gres", s.gres);
     fields["constraint_line"] = sbatch_line("--constraint", s.constraint);
     fields["mem_line"] = sbatch_line("--mem", s.mem);
+    fields["gpus_line"] =
+        s.gpus_per_task > 0 ? sbatch_line("--gpus-per-task", std::to_string(s.gpus_per_task)) : "";
     out.files.emplace_back(run.dir() / a.script,
                            render_template(shard_template, fields, "jobs/shard.sbatch"));
     if (!a.shard_map.empty()) {

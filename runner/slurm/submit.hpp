@@ -13,7 +13,7 @@ struct SubmitArguments {
   std::string config;      // the experiment (first submission)
   std::string resume_dir;  // --resume DIR
   std::string out;         // --out DIR
-  std::optional<int> tasks, cpus, throttle;
+  std::optional<int> tasks, cpus, throttle, gpus_per_task;
   std::optional<std::string> partition, account, qos, time, gres, constraint, job_name;
   std::optional<std::string> mem, exclude;  // "none": no line (drops the YAML's or a resume's)
   std::vector<std::string> sbatch_options;  // after "--": one #SBATCH line each

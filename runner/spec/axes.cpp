@@ -369,6 +369,7 @@ std::string Point::key() const {
   std::string s = fmt::format("{}/{}", kernel, variant);
   for (const auto* d : in_key_order())
     if (const auto v = d->value_of(*this)) s += fmt::format(" {}={}", d->name, to_string(*v));
+  if (gpu) s += fmt::format(" gpu={}", *gpu);
   return s;
 }
 
@@ -377,6 +378,7 @@ std::string Point::problem_key() const {
   for (const auto* d : in_key_order())
     if (d->defines_problem)
       if (const auto v = d->value_of(*this)) s += fmt::format(" {}={}", d->name, to_string(*v));
+  if (gpu) s += fmt::format(" gpu={}", *gpu);
   return s;
 }
 

@@ -324,6 +324,28 @@ class ConfigParser : public YamlReader {
     return entries;
   }
 
+  // `gpus:` all, a count, or a list of GPU indices or UUIDs (runner/spec/gpu_request.hpp).
+  GpuRequest gpu_request(const YAML::Node& n) const {
+    std::string text;
+    if (n.IsSequence()) {
+      if (n.size() == 0) fail(n, "gpus: an empty list names no GPU (all, a count, or [0, 2])");
+      for (std::size_t i = 0; i < n.size(); ++i) {
+        if (!n[i].IsScalar())
+          fail(n[i], fmt::format("gpus[{}] must be a GPU index or UUID (GPU-...)", i));
+        text += n[i].Scalar() + ",";
+      }
+    } else if (n.IsScalar()) {
+      text = n.Scalar();
+    } else {
+      fail(n, "gpus must be all, a count of GPUs, or a list of GPU indices or UUIDs");
+    }
+    try {
+      return parse_gpu_request(text);
+    } catch (const std::invalid_argument& e) {
+      fail(n, std::string("gpus: ") + e.what());
+    }
+  }
+
   SlurmSpec slurm(const YAML::Node& n) {
     SlurmSpec s;
     const std::vector<std::string>& known = section_keys(kSlurmSection);
@@ -350,6 +372,8 @@ class ConfigParser : public YamlReader {
         s.cpus = static_cast<int>(integer_key_value(kSlurmSection, key, v));
       else if (key == "throttle")
         s.throttle = static_cast<int>(integer_key_value(kSlurmSection, key, v));
+      else if (key == "gpus_per_task")
+        s.gpus_per_task = static_cast<int>(integer_key_value(kSlurmSection, key, v));
       else if (key == "extra") {
         if (v.IsScalar())
           s.extra.push_back(v.Scalar());
@@ -494,6 +518,13 @@ class ConfigParser : public YamlReader {
             spec.slurm = slurm(v);
           } else if (key == "plugins") {
             spec.plugins = plugins(v);
+          } else if (key == "gpus") {
+            spec.gpus = gpu_request(v);
+          } else if (key == "gpu_mode") {
+            const std::string mode = scalar(v, "gpu_mode");
+            spec.gpu_mode = parse_gpu_mode(mode);
+            if (!spec.gpu_mode)
+              fail(v, fmt::format("gpu_mode must be spread or each, got '{}'", mode));
           } else if (const auto axis = parse_axis(key)) {
             if (v.IsSequence() && !one_value(*axis, v))
               fail(v, fmt::format(

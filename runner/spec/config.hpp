@@ -13,6 +13,7 @@
 #include "runner/api/measure_mode.hpp"
 #include "runner/spec/axes.hpp"
 #include "runner/spec/config_error.hpp"
+#include "runner/spec/gpu_request.hpp"
 
 namespace runner {
 
@@ -46,6 +47,7 @@ struct SlurmSpec {
   std::string exclude;             // --exclude, a Slurm hostlist; "" for none
   int cpus = 0;                    // 0: the largest thread count of the CPU points
   int throttle = 0;                // array throttle %P; 0: none
+  int gpus_per_task = 0;           // --gpus-per-task of each shard, which uses them all; 0: none
   std::vector<std::string> extra;  // further sbatch options, verbatim
   // Shell lines run before the runner starts (module loads, a venv): verbatim, in order, in the
   // shard and collect scripts, which start the same runner executable.
@@ -75,6 +77,9 @@ struct ExperimentSpec {
   std::vector<Sweep> excludes;  // each entry: a point matching every listed axis is removed
   std::optional<SlurmSpec> slurm;
   std::vector<PluginEntry> plugins;
+  // `gpus:` and `gpu_mode:` (runner/spec/gpu_request.hpp); --gpus and --gpu-mode win over them.
+  std::optional<GpuRequest> gpus;
+  std::optional<GpuMode> gpu_mode;
   nlohmann::json as_json;  // the config as read, for the manifest
 };
 

@@ -17,6 +17,7 @@ const IntegerKey kIntegerKeys[] = {
     {kVerifySection, "seed", 0, std::numeric_limits<std::int64_t>::max()},
     {kSlurmSection, "cpus", 1, kMaxThreads},
     {kSlurmSection, "throttle", 1, 1000000},
+    {kSlurmSection, "gpus_per_task", 1, 64},
 };
 
 const NumberKey kNumberKeys[] = {
@@ -29,15 +30,15 @@ const NumberKey kNumberKeys[] = {
 }  // namespace
 
 const std::vector<std::string>& section_keys(std::string_view section) {
-  static const std::vector<std::string> top = {"experiment", "description", "repeat", "baseline",
-                                               "verify",     "timeout_s",   "sweeps", "exclude",
-                                               "slurm",      "measure",     "plugins"};
+  static const std::vector<std::string> top = {
+      "experiment", "description", "repeat",  "baseline", "verify", "timeout_s", "sweeps",
+      "exclude",    "slurm",       "measure", "plugins",  "gpus",   "gpu_mode"};
   static const std::vector<std::string> repeat = {"warmup",     "min_samples", "max_samples",
                                                   "target_rsd", "min_seconds", "max_seconds"};
   static const std::vector<std::string> verify = {"seed"};
-  static const std::vector<std::string> slurm = {"partition", "account",    "qos",     "time",
-                                                 "gres",      "constraint", "cpus",    "throttle",
-                                                 "extra",     "mem",        "exclude", "setup"};
+  static const std::vector<std::string> slurm = {
+      "partition", "account", "qos", "time",    "gres",  "constraint",   "cpus",
+      "throttle",  "extra",   "mem", "exclude", "setup", "gpus_per_task"};
   if (section.empty()) return top;
   if (section == kRepeatSection) return repeat;
   if (section == kVerifySection) return verify;

@@ -112,6 +112,11 @@ Json slurm_schema() {
     else if (key == "throttle")
       properties[key] =
           number_key_schema(kSlurmSection, key, "At most this many array tasks at once.", nullptr);
+    else if (key == "gpus_per_task")
+      properties[key] = number_key_schema(
+          kSlurmSection, key,
+          "GPUs per shard (#SBATCH --gpus-per-task): each shard spreads its points over them.",
+          nullptr);
     else if (key == "extra")
       properties[key] = {
           {"description", "Further sbatch options, verbatim: one or a list."},
@@ -322,6 +327,28 @@ Json config_schema() {
                          {"items", def_ref("exclude")}};
     else if (key == "slurm")
       properties[key] = slurm_schema();
+    else if (key == "gpus")
+      properties[key] = {
+          {"description",
+           "The GPUs of the run (docs/measurement.md, \"Several GPUs\"): all (the default: every "
+           "GPU this process may use), a count (the first N), or a list of GPU indices or UUIDs "
+           "(GPU-..., MIG-...). --gpus wins over it."},
+          {"anyOf",
+           {{{"const", "all"}},
+            {{"type", "integer"}, {"minimum", 1}, {"maximum", 4096}},
+            {{"type", "array"},
+             {"minItems", 1},
+             {"uniqueItems", true},
+             {"items",
+              {{"anyOf",
+                {{{"type", "integer"}, {"minimum", 0}, {"maximum", 9999}},
+                 {{"type", "string"}, {"pattern", "^(GPU|MIG)-."}}}}}}}}}};
+    else if (key == "gpu_mode")
+      properties[key] = {{"description",
+                          "spread (the default): each point runs once, on one of the GPUs; each: "
+                          "every GPU point runs on every GPU of the run, to compare them. "
+                          "--gpu-mode wins over it."},
+                         {"enum", {"spread", "each"}}};
     else if (key == "plugins")
       properties[key] = {
           {"description",

@@ -26,11 +26,15 @@ TEST(GpuPlugins, TheTutorialsPluginVerifiesAndWrongOnesFail) {
   fs::remove_all(dir);
   fs::create_directories(dir);
   const fs::path source = RUNNER_SOURCE_DIR;
+  // The faulty plugins: the tutorial's, each with one bug (tests/gpu/plugins/make_faulty.sh).
+  const std::string make = (source / "tests/gpu/plugins/make_faulty.sh").string() + " " +
+                           (dir / "faulty").string();
+  ASSERT_EQ(std::system(make.c_str()), 0) << make;
   std::ofstream(dir / "plugins.yaml")
       << "experiment: gpu-plugins\nkernel: transpose\ntimeout_s: 30\nplugins: ["
       << (source / "examples/own-kernel/my_tile.cu").string() << ", "
-      << (source / "tests/gpu/plugins/wrong_tile.cu").string() << ", "
-      << (source / "tests/gpu/plugins/oob_tile.cu").string() << "]\n"
+      << (dir / "faulty/wrong_tile.cu").string() << ", " << (dir / "faulty/oob_tile.cu").string()
+      << "]\n"
       << "repeat: {warmup: 1, min_samples: 5, max_samples: 20}\n"
          "sweeps:\n"
          "  - {variant: [copy, smem_pad, my_tile, wrong_tile, oob_tile, tiled_vec], size: [1000, "

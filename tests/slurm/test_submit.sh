@@ -108,6 +108,14 @@ check "rendered: --partition=debug" grep_script "#SBATCH --partition=debug"
 check "rendered: extra lines '--mail-type END' and '--comment=x'" \
     bash -c "grep -qxF -- '#SBATCH --mail-type END' '$DRY/slurm/shard.sbatch' && grep -qxF -- '#SBATCH --comment=x' '$DRY/slurm/shard.sbatch'"
 check "rendered: no --gres for a CPU-only matrix" bash -c "! grep -q '^#SBATCH --gres' '$DRY/slurm/shard.sbatch'"
+# Several GPUs a shard: --gpus-per-task, and no default --gres gpu:1 beside it.
+GDRY=$WORK/gdry
+"$RUNNER" submit "$ROOT/configs/hello.yaml" --tasks 2 --out "$GDRY" --gpus-per-task 4 --dry-run >/dev/null 2>&1
+check "rendered: --gpus-per-task=4 for a shard of 4 GPUs" grep -qxF -- "#SBATCH --gpus-per-task=4" "$GDRY/slurm/shard.sbatch"
+check "rendered: no --gres beside --gpus-per-task" bash -c "! grep -q '^#SBATCH --gres' '$GDRY/slurm/shard.sbatch'"
+GDRY1=$WORK/gdry1
+"$RUNNER" submit "$ROOT/configs/hello.yaml" --tasks 2 --out "$GDRY1" --dry-run >/dev/null 2>&1
+check "rendered: --gres=gpu:1 for a GPU matrix by default" grep -qxF -- "#SBATCH --gres=gpu:1" "$GDRY1/slurm/shard.sbatch"
 check "rendered: the shard runs the config copy in the run directory" \
     grep -q -- "$RUNNER $DRY/config.yaml --shard \"\${shard}/4\" --out $DRY " "$DRY/slurm/shard.sbatch"
 check "rendered scripts have no field left" bash -c "! grep -q '{{' '$DRY'/slurm/*.sbatch"

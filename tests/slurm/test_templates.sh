@@ -52,7 +52,7 @@ render() {
 # ------------------------------------------------------------ static checks --
 fields() { grep -o '{{[a-z_]*}}' "$1" | tr -d '{}' | sort -u | paste -sd' '; }
 check "shard.sbatch fields: $(fields "$SHARD_T")" test "$(fields "$SHARD_T")" = \
-    "account_line array config constraint_line cpus exclude_line extra_lines gres_line job_name mem_line num_shards out_dir partition_line qos_line runner runner_args setup_lines shard_map time"
+    "account_line array config constraint_line cpus exclude_line extra_lines gpus_line gres_line job_name mem_line num_shards out_dir partition_line qos_line runner runner_args setup_lines shard_map time"
 check "collect.sbatch fields: $(fields "$COLLECT_T")" test "$(fields "$COLLECT_T")" = \
     "account_line collect_args exclude_line extra_lines job_name out_dir partition_line qos_line runner setup_lines"
 undocumented=()
@@ -132,7 +132,7 @@ common=(job_name=tpltest out_dir="$R1" runner="$FAKE"
     partition_line="#SBATCH --partition=debug" account_line= qos_line= exclude_line= setup_lines=
     extra_lines=$'#SBATCH --comment=templtest\n#SBATCH --nice=0')
 if render "$SHARD_T" "$R1/slurm/shard.sbatch" "${common[@]}" array=0-3%2 time=00:05:00 cpus=1 \
-    num_shards=4 config="$R1/config.yaml" runner_args= shard_map= gres_line= constraint_line= mem_line= &&
+    num_shards=4 config="$R1/config.yaml" runner_args= shard_map= gres_line= constraint_line= mem_line= gpus_line= &&
     render "$COLLECT_T" "$R1/slurm/collect.sbatch" "${common[@]}" collect_args=; then
     ok "templates render with no field left"
 else
@@ -203,7 +203,7 @@ echo 5 >"$R2/slurm/shard_map.txt"
 render "$SHARD_T" "$R2/slurm/shard.sbatch" job_name=draintest out_dir="$R2" runner="$FAKE" \
     partition_line= account_line= qos_line= extra_lines= array=0 time=1 cpus=2 num_shards=8 \
     config="$R2/config.yaml" runner_args=--force-mix shard_map="$R2/slurm/shard_map.txt" gres_line= constraint_line= \
-    mem_line= exclude_line= setup_lines=
+    mem_line= gpus_line= exclude_line= setup_lines=
 t0=$(t_now)
 D=$(cd "$WORK" && sbatch --parsable "$R2/slurm/shard.sbatch")
 D_el=${D}_0

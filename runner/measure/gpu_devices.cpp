@@ -1,0 +1,222 @@
+#include "runner/measure/gpu_devices.hpp"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <ranges>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "runner/api/gpu_info.hpp"
+#include "runner/base/errors.hpp"
+#include "runner/base/forked_call.hpp"
+#include "runner/measure/device_monitor.hpp"
+
+namespace runner {
+
+namespace {
+
+// Starting a GPU runtime can take seconds (driver load, persistence mode off); more than this is
+// a hung driver.
+constexpr int kProbeTimeoutSeconds = 120;
+
+const char* visibility_variable() {
+#if RUNNER_BUILT_HIP
+  return "HIP_VISIBLE_DEVICES";
+#else
+  return "CUDA_VISIBLE_DEVICES";
+#endif
+}
+
+// visible_gpus() in a child process, as JSON.
+nlohmann::json probe_in_child() {
+  const ForkedCallResult r = run_forked(
+      [] {
+        const VisibleGpus v = visible_gpus();
+        nlohmann::json j = {{"absent_reason", v.absent_reason}, {"gpus", nlohmann::json::array()}};
+        for (const auto& g : v.gpus)
+          j["gpus"].push_back({{"name", g.name}, {"uuid", g.uuid}, {"pci_bus_id", g.pci_bus_id}});
+        return j.dump();
+      },
+      kProbeTimeoutSeconds);
+  if (r.finished) try {
+      return nlohmann::json::parse(r.text);
+    } catch (const std::exception&) {
+    }
+  return {{"absent_reason",
+           r.hung ? fmt::format("listing the GPUs did not finish within {} s (a hung driver?)",
+                                kProbeTimeoutSeconds)
+                  : fmt::format("listing the GPUs failed ({})", r.how_it_ended())},
+          {"gpus", nlohmann::json::array()}};
+}
+
+std::vector<int> process_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> cpus;
+  if (::sched_getaffinity(0, sizeof set, &set) != 0) return cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  return cpus;
+}
+
+std::string describe_device(const GpuDevice& d) {
+  return fmt::format("{} {} ({})", d.index, d.name, d.uuid.empty() ? d.pci_bus_id : d.uuid);
+}
+
+int g_fake_gpus = 0;
+
+}  // namespace
+
+void use_fake_gpus_for_tests(int count) {
+  g_fake_gpus = count;
+}
+
+nlohmann::json GpuDevice::to_json() const {
+  return {{"gpu_index", index}, {"visibility", visibility}, {"name", name},
+          {"uuid", uuid},       {"pci_bus_id", pci_bus_id}, {"cpus", cpus}};
+}
+
+std::vector<std::string> visibility_entries(const std::string& value) {
+  std::vector<std::string> entries;
+  std::size_t pos = 0;
+  while (pos <= value.size()) {
+    const auto comma = value.find(',', pos);
+    std::string entry =
+        value.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    entry.erase(std::remove_if(entry.begin(), entry.end(), ::isspace), entry.end());
+    if (entry.empty()) break;
+    entries.push_back(entry);
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return entries;
+}
+
+GpuInventory probe_gpus() {
+  GpuInventory inv;
+  inv.visibility_variable = visibility_variable();
+  if (const char* v = std::getenv(inv.visibility_variable.c_str())) {
+    inv.visibility_set = true;
+    inv.visibility_value = v;
+  }
+  nlohmann::json probed;
+  if (g_fake_gpus > 0) {
+    probed["gpus"] = nlohmann::json::array();
+    for (int i = 0; i < g_fake_gpus; ++i)
+      probed["gpus"].push_back(
+          {{"name", "Fake GPU (tests)"},
+           {"uuid", fmt::format("GPU-fa4e{:04d}-0000-0000-0000-000000000000", i)},
+           {"pci_bus_id", fmt::format("0000:{:02x}:00.0", i + 1)}});
+  } else {
+    probed = probe_in_child();
+  }
+  inv.absent_reason = probed.value("absent_reason", "");
+  const std::vector<std::string> entries = visibility_entries(inv.visibility_value);
+  const std::vector<int> mine = process_cpus();
+  int index = 0;
+  std::map<std::vector<int>, int> sharing;  // an affinity set -> how many GPUs have it
+  for (const auto& g : probed["gpus"]) {
+    GpuDevice d;
+    d.index = index;
+    d.visibility = inv.visibility_set && static_cast<std::size_t>(index) < entries.size()
+                       ? entries[static_cast<std::size_t>(index)]
+                       : std::to_string(index);
+    if (g_fake_gpus > 0) d.visibility = fmt::format("fake-{}", index);  // no runtime has it
+    d.name = g.value("name", "");
+    d.uuid = g.value("uuid", "");
+    d.pci_bus_id = g.value("pci_bus_id", "");
+    for (int c : gpu_cpu_affinity(d.pci_bus_id))
+      if (std::find(mine.begin(), mine.end(), c) != mine.end()) d.cpus.push_back(c);
+    ++sharing[d.cpus];
+    inv.devices.push_back(std::move(d));
+    ++index;
+  }
+  // A worker's host thread spins while its kernel runs: the cores near a GPU are used only when
+  // there are at least two for each GPU that shares them. Some nodes (virtual machines among them)
+  // report one core for every GPU; pinning there would put every worker on that core.
+  for (auto& d : inv.devices)
+    if (!d.cpus.empty() && d.cpus.size() < 2 * static_cast<std::size_t>(sharing[d.cpus])) {
+      inv.notes.push_back(fmt::format(
+          "GPU {}: the node gives {} core{} near it ({}) for {} GPU{}: its worker is not pinned",
+          d.index, d.cpus.size(), d.cpus.size() == 1 ? "" : "s", fmt::join(d.cpus, ","),
+          sharing[d.cpus], sharing[d.cpus] == 1 ? "" : "s"));
+      d.cpus.clear();
+    }
+  if (inv.devices.empty() && inv.visibility_set && inv.visibility_value.empty())
+    inv.absent_reason = fmt::format("{} is set and empty: no GPU is visible to this process",
+                                    inv.visibility_variable);
+  return inv;
+}
+
+std::vector<GpuDevice> select_gpus(const GpuRequest& request, const GpuInventory& inventory) {
+  const auto& all = inventory.devices;
+  const std::string seen =
+      all.empty()
+          ? fmt::format("this process sees no GPU ({})", inventory.absent_reason)
+          : fmt::format("this process sees {} GPU{}{}", all.size(), all.size() == 1 ? "" : "s",
+                        inventory.visibility_set
+                            ? fmt::format(" ({}={})", inventory.visibility_variable,
+                                          inventory.visibility_value)
+                            : "");
+  switch (request.kind) {
+    case GpuRequest::Kind::all:
+      return all;
+    case GpuRequest::Kind::count:
+      if (static_cast<std::size_t>(request.count) > all.size())
+        throw UsageError(
+            fmt::format("--gpus {}: {} GPUs asked for, and {}", request.text, request.count, seen));
+      return {all.begin(), all.begin() + request.count};
+    case GpuRequest::Kind::list:
+      break;
+  }
+  std::vector<GpuDevice> chosen;
+  for (const auto& item : request.items) {
+    const GpuDevice* found = nullptr;
+    if (item.starts_with("GPU-") || item.starts_with("MIG-")) {
+      for (const auto& d : all)
+        if (d.uuid == item || d.visibility == item) found = &d;
+      if (!found)
+        throw UsageError(fmt::format(
+            "--gpus {}: no GPU with UUID {} here; {} ({})", request.text, item, seen,
+            all.empty() ? std::string("nvidia-smi -L lists the UUIDs")
+                        : fmt::format("{}", fmt::join(all | std::views::transform(describe_device),
+                                                      ", "))));
+    } else {
+      const int index = std::stoi(item);
+      if (index < 0 || static_cast<std::size_t>(index) >= all.size())
+        throw UsageError(fmt::format("--gpus {}: there is no GPU {}: {} (indices 0 to {})",
+                                     request.text, item, seen,
+                                     all.empty() ? -1 : static_cast<int>(all.size()) - 1));
+      found = &all[static_cast<std::size_t>(index)];
+    }
+    for (const auto& c : chosen)
+      if (c.index == found->index)
+        throw UsageError(fmt::format("--gpus {}: GPU {} is named twice (as {})", request.text,
+                                     describe_device(*found), item));
+    chosen.push_back(*found);
+  }
+  return chosen;
+}
+
+std::string describe_selection(const std::vector<GpuDevice>& selected,
+                               const GpuInventory& inventory) {
+  if (selected.empty())
+    return fmt::format("no GPU ({})",
+                       inventory.absent_reason.empty() ? "none selected" : inventory.absent_reason);
+  std::vector<std::string> names;
+  for (const auto& d : selected) names.push_back(describe_device(d));
+  return fmt::format(
+      "{} of {} GPU{}{}: {}", selected.size(), inventory.devices.size(),
+      inventory.devices.size() == 1 ? "" : "s",
+      inventory.visibility_set
+          ? fmt::format(" ({}={})", inventory.visibility_variable, inventory.visibility_value)
+          : "",
+      fmt::join(names, "; "));
+}
+
+}  // namespace runner

@@ -1,0 +1,60 @@
+#pragma once
+// The GPUs a run may use, and how a worker process is put on one (docs/measurement.md, "Several
+// GPUs"). The runner's own process never initialises the GPU runtime (a forked CUDA context is
+// unusable, and nodes in EXCLUSIVE_PROCESS mode allow one context per GPU): it asks a short-lived
+// child process what the runtime sees, and starts each worker with CUDA_VISIBLE_DEVICES (or
+// HIP_VISIBLE_DEVICES) set to the one device it measures, so that a worker's device 0 is its GPU.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "runner/spec/gpu_request.hpp"
+
+namespace runner {
+
+// One GPU this process may use.
+struct GpuDevice {
+  int index = 0;           // its position in this process's list: the records' gpu_index
+  std::string visibility;  // what a worker's CUDA_VISIBLE_DEVICES is set to: the entry of this
+                           // process's own list (an index, a GPU-/MIG- UUID) or its index
+  std::string name, uuid, pci_bus_id;
+  std::vector<int> cpus;  // the cores near it (NVML's CPU affinity, within this process's mask);
+                          // empty when the node does not say
+
+  nlohmann::json to_json() const;
+};
+
+struct GpuInventory {
+  std::vector<GpuDevice> devices;
+  std::string absent_reason;        // why there is none
+  std::string visibility_variable;  // CUDA_VISIBLE_DEVICES or HIP_VISIBLE_DEVICES
+  std::string visibility_value;     // its value in this process ("" when unset: `unset`)
+  bool visibility_set = false;
+  std::vector<std::string> notes;  // what the inventory did not trust (a core list too short)
+};
+
+// What the GPU runtime sees, asked in a child process (this one stays without a GPU context).
+// A build without a GPU runtime, or a machine without a GPU, gives an empty inventory with the
+// reason.
+GpuInventory probe_gpus();
+
+// Tests only: bin/runner-test (tests/test_kernels/fake_gpus.cpp) makes probe_gpus() return `count`
+// made-up GPUs, so that the scheduling of a run over several GPUs is tested where there is none
+// (their workers see no GPU and record their points skipped). The shipped runner never calls it.
+void use_fake_gpus_for_tests(int count);
+
+// The entries of a visibility list ("0,1", "GPU-3fa..,GPU-77c..", "MIG-..."), as the runtime
+// reads them: up to the first empty entry.
+std::vector<std::string> visibility_entries(const std::string& value);
+
+// The GPUs `request` names among `inventory`'s, in the request's order. UsageError (exit 2) with
+// the reason for one that is not there (an index beyond the list, an unknown UUID), a GPU named
+// twice, or GPUs asked for where there are none.
+std::vector<GpuDevice> select_gpus(const GpuRequest& request, const GpuInventory& inventory);
+
+// "2 of 4 GPUs (CUDA_VISIBLE_DEVICES=0,1,2,3): 0 NVIDIA H100 ..., 1 ..."
+std::string describe_selection(const std::vector<GpuDevice>& selected,
+                               const GpuInventory& inventory);
+
+}  // namespace runner

@@ -1,0 +1,30 @@
+#pragma once
+// Which GPUs a run uses (`--gpus`, the config's `gpus:`) and how points go to them (`--gpu-mode`,
+// `gpu_mode:`), as written; runner/measure/gpu_devices.hpp matches a request with the GPUs there.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace runner {
+
+struct GpuRequest {
+  enum class Kind { all, count, list };
+  Kind kind = Kind::all;  // every GPU the process may use (the default)
+  int count = 0;          // count: the first N of them
+  // list: indices into the process's list ("2") or UUIDs ("GPU-3fa8...", "MIG-..."), in order.
+  std::vector<std::string> items;
+  std::string text = "all";  // as written, for messages and the manifest
+};
+
+// "all"; "N" (the first N GPUs); "A,B,..." (those GPUs: indices or UUIDs; one GPU as "2,"). Throws
+// std::invalid_argument saying what is wrong.
+GpuRequest parse_gpu_request(std::string_view text);
+
+// spread: each point runs once, on one of the GPUs (the default); each: every GPU point runs on
+// every selected GPU (to compare the GPUs of a node).
+enum class GpuMode { spread, each };
+std::optional<GpuMode> parse_gpu_mode(std::string_view text);
+std::string_view gpu_mode_name(GpuMode mode);
+
+}  // namespace runner

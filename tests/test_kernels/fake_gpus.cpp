@@ -1,0 +1,20 @@
+// RUNNER_TEST_FAKE_GPUS=N: bin/runner-test sees N made-up GPUs (runner/measure/gpu_devices.hpp
+// use_fake_gpus_for_tests), so that tests/cli/multi_gpu_test.cpp runs the scheduling of a run over
+// several GPUs on a machine without one. Their workers see no GPU: their points are skipped, with
+// every GPU column filled.
+#include <cstdlib>
+#include <string>
+
+#include "runner/measure/gpu_devices.hpp"
+
+namespace {
+
+struct FakeGpus {
+  FakeGpus() {
+    if (const char* n = std::getenv("RUNNER_TEST_FAKE_GPUS"); n && *n)
+      runner::use_fake_gpus_for_tests(std::atoi(n));
+  }
+};
+const FakeGpus fake_gpus;
+
+}  // namespace
