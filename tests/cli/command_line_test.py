@@ -232,6 +232,52 @@ class GeneratedFilesTest(unittest.TestCase):
         self.assertIn("export:", r.stdout)
 
 
+class AnalysisPythonTest(unittest.TestCase):
+    """The Python of report and compare as users expect it: RUNNER_PYTHON, else the first python3
+    on PATH with pandas and matplotlib (a module's or a virtualenv's), else a message naming what
+    each lacks."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = pathlib.Path(self.tmp.name)
+        self.run_dir = ROOT / "tests" / "analysis" / "fixtures" / "cpu_run"
+        # A python3 without pandas: a virtualenv of the system Python without its packages.
+        subprocess.run(["/usr/bin/python3", "-m", "venv", "--without-pip", str(self.dir / "bare")],
+                       check=True, capture_output=True, timeout=120)
+        # A python3 with them that says it ran: what a site module's Python would be.
+        good = self.dir / "good" / "python3"
+        good.parent.mkdir()
+        good.write_text(f"#!/bin/sh\ntouch {self.dir}/good-ran\nexec /usr/bin/python3 \"$@\"\n")
+        good.chmod(0o755)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def help_with(self, **env):
+        return run("compare", "--help", env=dict(os.environ, **env))
+
+    def test_the_first_python3_on_path_that_has_the_modules(self):
+        path = f"{self.dir}/bare/bin:{self.dir}/good:/usr/bin:/bin"
+        r = self.help_with(PATH=path)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue((self.dir / "good-ran").exists(), "the python3 with pandas was not used")
+
+    def test_a_virtualenv_without_pandas_does_not_hide_the_system_python(self):
+        r = self.help_with(PATH=f"{self.dir}/bare/bin:/usr/bin:/bin")
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_runner_python_first_and_a_clear_message_when_it_lacks_pandas(self):
+        r = self.help_with(RUNNER_PYTHON=str(self.dir / "good" / "python3"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue((self.dir / "good-ran").exists())
+        bare = str(self.dir / "bare" / "bin" / "python3")
+        r = self.help_with(RUNNER_PYTHON=bare)
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertIn(f"RUNNER_PYTHON={bare} cannot run runner report and compare, which need "
+                      "pandas, matplotlib: ModuleNotFoundError: No module named 'pandas'", r.stderr)
+        self.assertNotIn("Traceback", r.stderr)
+
+
 class ExitCodeTest(unittest.TestCase):
     def test_a_crashed_report_or_compare_exits_5_not_1(self):
         # 1 is "a point failed" (or compare's gate); a report that fails is another thing.
