@@ -15,16 +15,12 @@ import shutil
 import sys
 import tempfile
 import unittest
-from unittest import mock
-
-import matplotlib.figure
 import pandas as pd
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from test_report_truth import FIXTURES, legend_entries, titles  # noqa: E402
-import report  # noqa: E402
+from test_report_truth import FIXTURES, build_dir, legend_entries, titles  # noqa: E402
 
 PCT = re.compile(r"^(\d[\d,.]*) %( \\\[(\d+)\\\])?$")
 LOADED = ("other processes used 1.47 cores' worth of CPU while it measured (more than 0.2; load "
@@ -62,14 +58,7 @@ class CeilingFlagsTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.run_dir = loaded_run()
-        cls.drawn = {}
-
-        def record(fig, path, *args, **kwargs):
-            cls.drawn[os.path.basename(str(path))] = fig
-
-        with mock.patch.object(matplotlib.figure.Figure, "savefig", autospec=True,
-                               side_effect=record):
-            cls.md = report.build_report(cls.run_dir, os.path.join(cls.run_dir, "report")).markdown()
+        cls.drawn, cls.md = build_dir(cls.run_dir, os.path.join(cls.run_dir, "report"))
 
     def test_every_percentage_above_100_carries_its_reason(self):
         above = 0
@@ -124,11 +113,7 @@ class CeilingFlagsTest(unittest.TestCase):
             df[col] = pd.to_numeric(df[col], errors="coerce").clip(upper=90).map(
                 lambda v: "" if v != v else repr(v))
         df.to_csv(os.path.join(tmp, "records.csv"), index=False)
-        drawn = {}
-        with mock.patch.object(matplotlib.figure.Figure, "savefig", autospec=True,
-                               side_effect=lambda fig, path, *a, **k: drawn.update(
-                                   {os.path.basename(str(path)): fig})):
-            md = report.build_report(tmp, os.path.join(tmp, "report")).markdown()
+        drawn, md = build_dir(tmp, os.path.join(tmp, "report"))
         self.assertNotIn("Above 100 % of a ceiling", md)
         labels = [label for label, _ in legend_entries(drawn["throughput_gemm_float.png"])]
         self.assertFalse(any(label.startswith("above its calibrated ceiling") for label in labels))

@@ -19,7 +19,8 @@ import pandas as pd
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from test_report_truth import FIXTURES, build, legend_entries, records, titles  # noqa: E402
+from test_report_truth import (FIXTURES, build, build_dir, legend_entries, records,  # noqa: E402
+                               titles)
 
 
 def efficiency_lines(fig):
@@ -74,18 +75,7 @@ class StrongScalingTest(unittest.TestCase):
         mark = df.threads == 2
         df["scaling_efficiency"] = np.where(mark, 0.4321, np.where(df.threads == 1, 1.0, np.nan))
         df.to_csv(os.path.join(tmp, "records.csv"), index=False)
-        sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "analysis"))
-        import report  # noqa: E402
-        from unittest import mock
-        import matplotlib.figure
-        drawn = {}
-
-        def record(fig, path, *args, **kwargs):
-            drawn[os.path.basename(str(path))] = fig
-
-        with mock.patch.object(matplotlib.figure.Figure, "savefig", autospec=True,
-                               side_effect=record):
-            report.build_report(tmp, os.path.join(tmp, "report"))
+        drawn, _ = build_dir(tmp, os.path.join(tmp, "report"))
         for x, y in efficiency_lines(drawn["scaling_gemm_float.png"]):
             self.assertAlmostEqual(float(y[list(x).index(2)]), 43.21, places=6)
 
