@@ -18,6 +18,7 @@ does for pct_peak_* (runner/results/ceilings.cpp).
 from __future__ import annotations
 
 import math
+import os
 from typing import NamedTuple
 
 
@@ -42,6 +43,10 @@ class Ceilings:
             for r in rows if isinstance(r, dict) and _positive(r.get("threads")))
         self.gpu_device = str(gpu.get("device") or "")
         self.cpu_device = str(cpu.get("device") or "")
+        files = calibration.get("files") if isinstance(calibration.get("files"), dict) else {}
+        self.states = {backend: CalibrationState.of(doc, files.get(kind))
+                       for backend, kind, doc in (("cpu", "cpu", cpu), ("cuda", "gpu", gpu),
+                                                  ("hip", "gpu", gpu)) if doc}
 
     @classmethod
     def from_manifest(cls, manifest: dict) -> "Ceilings":
@@ -95,6 +100,10 @@ class Ceilings:
                 return v0 + (v1 - v0) * (threads - t0) / (t1 - t0)
         return table[-1][1]
 
+    def state(self, backend: str) -> "CalibrationState | None":
+        """How the ceilings of a backend were measured (None without them)."""
+        return self.states.get(backend)
+
     def describe(self, backend: str) -> str:
         """One line naming the ceilings of a backend, for the report's tables."""
         if backend != "cpu" and self.gpu:
@@ -114,6 +123,55 @@ class Ceilings:
                 rows.append(f"{_threads(t)}: " + ", ".join(figures))
             return f"{self.cpu_device or 'CPU'}: " + "; ".join(rows)
         return ""
+
+
+class CalibrationState(NamedTuple):
+    """Which calibration a run used and how it stands: when and where it was measured, whether
+    in the quiet ("quiet"), under load ("provisional", with why) or by an earlier release that
+    recorded no conditions (""), and whether a run's point found it stale."""
+    device: str
+    measured: str
+    host: str
+    state: str
+    reasons: tuple
+    stale: str
+    file: str
+
+    @classmethod
+    def of(cls, doc: dict, file) -> "CalibrationState":
+        verdict = doc.get("verdict") if isinstance(doc.get("verdict"), dict) else {}
+        stale = doc.get("stale") if isinstance(doc.get("stale"), dict) else {}
+        return cls(device=str(doc.get("device") or ""), measured=str(doc.get("measured") or ""),
+                   host=str(doc.get("host") or ""), state=str(verdict.get("state") or ""),
+                   reasons=tuple(str(r) for r in verdict.get("reasons") or ()),
+                   stale=str(stale.get("reason") or ""), file=str(file or ""))
+
+    def text(self) -> str:
+        """One line for the provenance table."""
+        out = f"{self.device or 'device'}: measured {self.measured or 'at an unknown time'}"
+        out += f" on {self.host}" if self.host else ""
+        if self.state == "provisional":
+            out += " under load, provisional (" + "; ".join(self.reasons) + ")"
+        elif self.state:
+            out += f", {self.state}"
+        else:
+            out += " (no conditions recorded: an earlier release)"
+        if self.stale:
+            out += f"; stale: {self.stale}"
+        # The file's name, not its folder: a report that is shared names no folder of the
+        # machine it was made on; the run keeps a copy in its calibration/.
+        return out + (f"; {os.path.basename(self.file)}" if self.file else "")
+
+    def above_note(self, which: str) -> str:
+        """Why a point is above this calibration's ceiling, for runs whose records predate
+        ceiling_note: what the calibration says of itself."""
+        if self.state == "provisional":
+            return (f"above a {which} measured under load ({self.reasons[0] if self.reasons else 'noisy'}): "
+                    "the ceiling is too low")
+        if self.stale:
+            return f"above a stale {which} ({self.stale})"
+        return (f"above the {which} calibrated {('on ' + self.measured) if self.measured else 'before'}: "
+                "the ceiling is stale or this problem suits the hardware better (no reason recorded)")
 
 
 def _positive(v) -> bool:

@@ -50,6 +50,13 @@ from statistics import NormalDist
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from failures import exit_5_on_crash  # noqa: E402
+
+# As the command (not when a test imports it), and before the imports below: a damaged install (a
+# module that does not load) exits 5 too.
+if __name__ == "__main__":
+    exit_5_on_crash("runner compare")
+
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 

@@ -23,8 +23,9 @@ OUT_DIR (default RESULTS_DIR/report/):
 docs/analysis.md explains each figure.  Exits 0 on success, 2 when
 RESULTS_DIR cannot be read: it does not exist, is a file, holds no
 records.csv or records.jsonl, or its only records file is unreadable (1 is
-README's code for a failed point or gate, never for bad input).  Corrupt
-rows and lines are skipped with a warning naming them.
+README's code for a failed point or gate, never for bad input), 5 when the
+report itself fails (failures.py).  Corrupt rows and lines are skipped with a
+warning naming them.
 
 This file is the command: it loads the run (results_io.py), assembles the
 report's sections in order and writes them.  What goes in them lives in
@@ -43,6 +44,13 @@ import sys
 # report.py is exec'd by path (runner report DIR), so the sibling modules are
 # found relative to this file, not via the caller's working directory.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from failures import exit_5_on_crash  # noqa: E402
+
+# As the command (not when a test imports it), and before the imports below: a damaged install (a
+# module that does not load) exits 5 too.
+if __name__ == "__main__":
+    exit_5_on_crash("runner report")
 
 import pandas as pd  # noqa: E402
 

@@ -528,12 +528,32 @@ def provenance(manifest: dict, df: pd.DataFrame) -> list[tuple[str, str]]:
             date = stamps[0] if len(stamps) == 1 else f"{stamps[0]} .. {stamps[-1]}"
     out.append(("date", _scalar_text(date) if date else "unknown"))
 
+    # The ceilings the records' pct_peak_* are against: which calibration, measured when, where
+    # and how (quiet, or provisional under load, or stale).
+    calibration = manifest.get("calibration") if isinstance(manifest, dict) else None
+    if isinstance(calibration, dict):
+        from ceilings import CalibrationState
+        files = calibration.get("files") if isinstance(calibration.get("files"), dict) else {}
+        for kind, label in (("cpu", "ceilings (CPU)"), ("gpu", "ceilings (GPU)")):
+            doc = calibration.get(kind)
+            if isinstance(doc, dict):
+                out.append((label, CalibrationState.of(doc, files.get(kind)).text()))
+
+    # The machine's load as the run started and ended: with the governor, turbo and caches below,
+    # what explains a noisy run.
+    load = manifest.get("load_average") if isinstance(manifest, dict) else None
+    if isinstance(load, dict):
+        def minutes(v):
+            return " / ".join(f"{x:.2f}" for x in v) if isinstance(v, list) else "not recorded"
+        out.append(("load average (1 / 5 / 15 min)",
+                    f"at the start {minutes(load.get('start'))}, at the end {minutes(load.get('end'))}"))
+
     # Any further scalar facts the runner recorded about the environment
     # (compiler, CUDA version, ...), shown as-is.
     shown = {"host", "hostname", "node", "cpu_model", "cpu", "gpu", "gpu_name",
              "gpus", "gpu_model", "git_revision", "git_rev", "git_commit",
              "git_sha", "revision", "git", "created", "timestamp", "date",
-             "started", "start_time"}
+             "started", "start_time", "load_average"}
     for key in sorted(env):
         val = env[key]
         if key in shown or val in (None, "", [], {}):

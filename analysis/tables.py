@@ -19,6 +19,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from above_ceiling import Footnotes, ceiling_notes
 import results_io as rio
 
 
@@ -117,6 +118,9 @@ def _best_table(df: pd.DataFrame, best: pd.DataFrame, kernel: str, backend: str,
     headers += [f"% of {ref_name}"] if col and ref else []
     headers += [h for _, h in pct_cols]
     rows = []
+    # A percentage above 100 carries the number of its reason (above_ceiling.py), listed below.
+    footnotes = Footnotes()
+    reasons = ceiling_notes(best, info)
     for r in best.itertuples():
         row = [r.dtype or "\u2014", r.size_full or "\u2014", r.variant, r.config,
                fmt_num(r.time_ms_median), ("! " if r.noisy else "") + rsd_text(r.rsd)]
@@ -130,7 +134,9 @@ def _best_table(df: pd.DataFrame, best: pd.DataFrame, kernel: str, backend: str,
                 cval = float(c[col].max()) if not c.empty else math.nan
                 row.append(pct_text(100 * val / cval) if math.isfinite(val) and cval > 0
                            else "\u2014")
-        row += [pct_text(getattr(r, c)) for c, _ in pct_cols]
+        row += [pct_text(getattr(r, c)) +
+                (footnotes.mark(reasons[r.Index]) if getattr(r, c) > 100 else "")
+                for c, _ in pct_cols]
         rows.append(row)
     if col and ref and all(row[len(headers) - len(pct_cols) - 1] == "\u2014" for row in rows):
         # the reference was not measured at these sizes: no column of dashes
@@ -150,11 +156,16 @@ def _best_table(df: pd.DataFrame, best: pd.DataFrame, kernel: str, backend: str,
         notes.append("Calibrated ceilings (runner calibrate): " + ceilings.describe(backend) +
                      ("; a CPU point is measured against its thread count's." if backend == "cpu"
                       else "; TF32 variants against TF32 cuBLAS."))
+        state = ceilings.state(backend)
+        if state:
+            notes.append("Calibration: " + state.text() + ".")
     elif col:
         notes.append("No calibrated ceilings in manifest.json for these points (runner "
                      "calibrate measures them), so no % of ceiling.")
     if best["noisy"].any():
         notes.append("! marks a noisy point (noise_warning).")
+    if footnotes.notes:
+        notes.append(footnotes.text())
     return heading, " ".join(notes), Table(headers, rows)
 
 

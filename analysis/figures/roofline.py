@@ -14,6 +14,7 @@ from matplotlib.lines import Line2D
 import numpy as np
 import pandas as pd
 
+from above_ceiling import calibration_caption, ceiling_flag, mark_above
 import results_io as rio
 from .common import (BACKEND_STYLE, Figure, figure_name, keep_legend, place_legend,
                      readable_log_axis, readable_log_y, save, subject, title)
@@ -75,6 +76,19 @@ def roofline_figure(sub: pd.DataFrame, kernel: str, dtype: str, out_dir: str,
                              linewidth=1.0, alpha=0.8,
                              label=f"{backend} compute: {roof.value:,.0f} GFLOP/s ({roof.label})")
                 roof_handles.append(h)
+    # A point above the roof drawn (or above its own thread count's ceiling) is marked, never
+    # left to look like a kernel that beats the machine.
+    roof_at = pd.Series(np.nan, index=best.index, dtype=float)
+    for backend, bw, peak, tf32 in roofs:
+        on = best["backend"] == backend
+        y = np.full(int(on.sum()), np.inf)
+        if bw:
+            y = np.minimum(y, best.loc[on, "ai"].astype(float).values * bw.value)
+        top = max([r.value for r in (peak, tf32) if r] or [np.inf])
+        roof_at[on] = np.minimum(y, top)
+    above = mark_above(ax, best, "ai", "gflops", info, roof=roof_at.where(np.isfinite(roof_at)))
+    if above:
+        handles.append(above)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(ai_lo, ai_hi)
@@ -85,7 +99,8 @@ def roofline_figure(sub: pd.DataFrame, kernel: str, dtype: str, out_dir: str,
     ax.set_ylabel("achieved GFLOP/s (log scale)")
     what = ("roofline under the calibrated ceilings" if roof_handles
             else "achieved GFLOP/s (no calibrated ceilings in manifest.json)")
-    title(ax, f"{subject(kernel, dtype)}: {what}", info, best["backend"].unique())
+    title(ax, f"{subject(kernel, dtype)}: {what}{ceiling_flag(info, best['backend'].unique())}",
+          info, best["backend"].unique())
     ax.grid(True, which="major", alpha=0.3)
     leg = place_legend(ax, handles, [h.get_label() for h in handles],
                        title="variant (best config per size)")
@@ -105,7 +120,7 @@ def roofline_figure(sub: pd.DataFrame, kernel: str, dtype: str, out_dir: str,
     caption = (f"{subject(kernel, dtype)}: each variant at its best configuration per size, "
                "placed by arithmetic intensity (FLOP per byte: recorded arith_intensity, else "
                "GFLOP/s \u00f7 GB/s, else a compulsory-traffic model) and achieved GFLOP/s. "
-               + roofs_note)
+               + roofs_note + calibration_caption(info, best["backend"].unique(), above))
     return [save(fig, out_dir, figure_name("roofline", kernel, dtype), caption)]
 
 

@@ -1,12 +1,16 @@
-"""scaling_<kernel>_<dtype>.png: speedup (left) and parallel efficiency (right)
-of the OpenMP variants measured at two or more thread counts, against the
-threads axis.
+"""scaling_<kernel>_<dtype>.png: the strong scaling of the OpenMP variants
+measured at two or more thread counts: speedup (left) and parallel efficiency
+(right) against the threads axis, each variant against its own time at one
+thread, as HPC papers plot them:
 
-Where the run has a baseline (the config's `baseline:`, e.g. omp_serial), every
-point's `speedup` and `efficiency` columns are the seed reports' figures: the
-baseline's median on the same problem over the point's, and that over the
-thread count; they are plotted as recorded.  Without a baseline, speedup is
-computed against the variant's own run at the fewest threads."""
+    S(p) = T(1) / T(p)        E(p) = T(1) / (p * T(p))  (100 % at one thread)
+
+E is the records' `scaling_efficiency` where the runner filled it (a variant
+that also ran at one thread on the same problem); runs of earlier releases, or
+a series without a one-thread point, are computed here against the fewest
+threads p0 measured: T(p0) / ((p / p0) * T(p)).  The seed reports' figures
+against the config's baseline (another algorithm, e.g. omp_serial) are the
+records' `speedup` and `efficiency`, drawn in speedup_<kernel>_<dtype>.png."""
 
 from __future__ import annotations
 
@@ -57,9 +61,7 @@ def scaling_figure(sub: pd.DataFrame, kernel: str, dtype: str, out_dir: str,
     threads = sorted(sc["threads"].unique())
     p0s = sc["p0"].unique()
     p0 = p0s[0] if len(p0s) == 1 else None
-    if baseline:
-        ax_s.plot(threads, threads, color="grey", linewidth=2.5, alpha=0.4, zorder=0)
-    elif p0 is not None:
+    if p0 is not None:
         ax_s.plot(threads, [t / p0 for t in threads], color="grey", linewidth=2.5,
                   alpha=0.4, zorder=0)
     ax_e.axhline(100, color="grey", linewidth=2.5, alpha=0.4, zorder=0)
@@ -72,12 +74,12 @@ def scaling_figure(sub: pd.DataFrame, kernel: str, dtype: str, out_dir: str,
         ax.set_xticklabels([rio.fmt_int(t) for t in threads])
         ax.set_xlabel("OpenMP threads")
         ax.grid(True, alpha=0.3)
-    if baseline:
-        against = f"the baseline {baseline}"
+    if p0 == 1:
+        against = "its own run at 1 thread"
     elif p0 is not None:
-        against = f"{rio.fmt_int(p0)} thread" + ("" if p0 == 1 else "s")
+        against = f"its own run at {rio.fmt_int(p0)} threads"
     else:
-        against = "fewest threads"
+        against = "its own run at the fewest threads"
     ax_s.set_ylabel(f"speedup over {against} (\u00d7)")
     ax_e.set_ylabel("parallel efficiency (%)")
     ax_e.set_ylim(0, max(110, 100 * sc["efficiency_calc"].max() * 1.08))
@@ -94,8 +96,9 @@ def scaling_figure(sub: pd.DataFrame, kernel: str, dtype: str, out_dir: str,
         ax_s.yaxis.set_major_formatter(FuncFormatter(plain_number))
     else:
         ax_s.set_ylim(bottom=0)
-    ax_s.set_title("speedup", fontsize="medium")
-    ax_e.set_title("parallel efficiency (speedup / threads)" if baseline
+    ax_s.set_title("strong-scaling speedup T(1) / T(p)" if p0 == 1 else "strong-scaling speedup",
+                   fontsize="medium")
+    ax_e.set_title("parallel efficiency T(1) / (p \u00b7 T(p))" if p0 == 1
                    else "parallel efficiency", fontsize="medium")
     title(fig, f"{subject(kernel, dtype)}: OpenMP scaling", info, ["cpu"])
     # Two legends: colour = size, marker/line = series.
@@ -115,31 +118,34 @@ def scaling_figure(sub: pd.DataFrame, kernel: str, dtype: str, out_dir: str,
     place_legend(ax_e, var_handles, var_labels, title="variant",
                  anchor=(1.02, 0.98 - 0.085 * (len(sizes) + 2)))
     fig.tight_layout()
-    if baseline:
-        how = (f"speedup = median of the baseline {baseline} on the same problem / the point's "
-               "median, efficiency = speedup / threads (the records' speedup and efficiency)")
+    if p0 == 1:
+        how = ("strong scaling of each OpenMP variant against its own run at one thread: speedup "
+               "T(1)/T(p) and parallel efficiency T(1)/(p\u00b7T(p)) (the records' "
+               "scaling_efficiency; 100 % at one thread)")
     else:
-        how = ("speedup T(p\u2080)/T(p) and parallel efficiency speedup/(p/p\u2080) of each "
-               "OpenMP variant against its own run at the fewest threads p\u2080")
+        how = ("strong scaling of each OpenMP variant against its own run at the fewest threads "
+               "p\u2080: speedup T(p\u2080)/T(p) and parallel efficiency speedup/(p/p\u2080)")
+    how += (f"; the seed reports' speedup and efficiency over the baseline {baseline} are in "
+            "the speedup figure" if baseline else "")
     caption = (f"{subject(kernel, dtype)}: {how}; colour = problem size, marker and line style "
                "= variant; a red halo marks a noisy point (noise_warning).")
     return [save(fig, out_dir, figure_name("scaling", kernel, dtype), caption)]
 
 
 def scaling_table(sub: pd.DataFrame) -> pd.DataFrame:
-    """Speedup/efficiency of CPU variants that were run at several thread counts.
+    """Strong-scaling speedup and efficiency of the CPU variants run at several thread counts.
 
-    With a baseline in the run (every point has a recorded `speedup`), the recorded speedup
-    and efficiency; else S(p) = T(p0) / T(p) of the same variant and size, p0 being the fewest
-    threads measured (normally 1), and efficiency = S(p) / (p / p0).  Column `baseline` names
-    the baseline variant, empty for the latter.
+    Per series (variant and every other axis) and size: S(p) = T(p0) / T(p) against the same
+    series' fewest threads p0 (normally 1), efficiency = S(p) / (p / p0); where p0 is 1 and the
+    runner recorded `scaling_efficiency`, that column is the efficiency (the same figure,
+    computed from the unrounded medians). Column `baseline` names the config's baseline
+    variant, only for the caption: nothing here is measured against it.
     """
     pts = sub[sub["ok"] & (sub["backend"] == "cpu") & np.isfinite(sub["threads"])]
     if pts.empty:
         return pts
     pts = add_series(pts)
-    recorded = bool(np.isfinite(pts["speedup"]).all() and np.isfinite(pts["efficiency"]).all())
-    baseline = (rio.baseline_variant(sub) or "baseline") if recorded else ""
+    baseline = rio.baseline_variant(sub)
     rows = []
     for _, g in pts.groupby(["series", "size_full"]):
         # several records per thread count (other axes, e.g. OMP binding): keep the fastest
@@ -147,13 +153,12 @@ def scaling_table(sub: pd.DataFrame) -> pd.DataFrame:
         if len(g) < 2:
             continue
         p0, t0 = g["threads"].iloc[0], g["time_ms_median"].iloc[0]
-        if baseline:
-            g = g.assign(p0=p0, speedup_calc=g["speedup"], efficiency_calc=g["efficiency"])
-        else:
-            g = g.assign(p0=p0, speedup_calc=t0 / g["time_ms_median"])
-            g["efficiency_calc"] = g["speedup_calc"] / (g["threads"] / p0)
+        g = g.assign(p0=p0, speedup_calc=t0 / g["time_ms_median"])
+        g["efficiency_calc"] = g["speedup_calc"] / (g["threads"] / p0)
+        if p0 == 1 and "scaling_efficiency" in g:
+            recorded = g["scaling_efficiency"].astype(float)
+            g["efficiency_calc"] = recorded.where(np.isfinite(recorded), g["efficiency_calc"])
         rows.append(g)
     out = pd.concat(rows) if rows else pts.iloc[0:0]
     out.attrs = pts.attrs
     return out.assign(baseline=baseline)
-

@@ -4,7 +4,8 @@ against problem size, per variant.
 Speedup is the `speedup` column: the median of the config's baseline (e.g.
 omp_serial) on the same problem over the point's, so GPU points are measured
 against the CPU baseline; efficiency is the `efficiency` column wherever the
-runner filled it (OpenMP points: speedup / threads).  OpenMP variants keep one
+runner filled it (OpenMP points: speedup / threads), named "efficiency over the
+baseline": it is not the strong-scaling efficiency of a variant (scaling.py).  OpenMP variants keep one
 series per thread count (efficiency depends on it); CUDA variants are shown at
 their fastest block shape and grid per size.  Drawn only when the run has a
 baseline."""
@@ -60,8 +61,9 @@ def speedup_figure(sub: pd.DataFrame, kernel: str, dtype: str, out_dir: str,
             readable_log_y(ax_e)
         else:
             ax_e.set_ylim(bottom=0)
-        ax_e.set_ylabel("efficiency (speedup / threads or warps)")
-        ax_e.set_title("efficiency (where recorded)", fontsize="medium")
+        ax_e.set_ylabel("efficiency over the baseline (speedup / threads or warps)")
+        ax_e.set_title("the seeds' efficiency over the baseline (where recorded)",
+                       fontsize="medium")
     for ax in axes[0]:
         ax.set_xscale("log")
         set_size_ticks(ax, best)
@@ -76,8 +78,9 @@ def speedup_figure(sub: pd.DataFrame, kernel: str, dtype: str, out_dir: str,
     caption = (f"{subject(kernel, dtype)}: speedup = median of the baseline {baseline} on the "
                "same problem / the point's median, measured in the same run (GPU points "
                "against the CPU baseline), against problem size"
-               + ("; right: the recorded efficiency (OpenMP: speedup / threads)"
-                  if panels == 2 else "")
+               + ("; right: the records' efficiency over the baseline (OpenMP: speedup / "
+                  "threads; not the strong-scaling efficiency of a variant, which the scaling "
+                  "figure shows)" if panels == 2 else "")
                + ". OpenMP variants have one line per thread count, CUDA variants are at "
                "their fastest launch configuration per size; the grey line is the baseline. "
                "A red halo marks a noisy point (noise_warning).")

@@ -11,6 +11,7 @@ from matplotlib.lines import Line2D
 import numpy as np
 import pandas as pd
 
+from above_ceiling import calibration_caption, ceiling_flag, mark_above
 import results_io as rio
 from .common import (Figure, figure_name, place_legend, readable_log_y, save, set_size_ticks,
                      size_axis_label, subject, title)
@@ -43,6 +44,9 @@ def throughput_figure(sub: pd.DataFrame, kernel: str, dtype: str, out_dir: str,
                                        linewidth=2.8 if is_ref else 1.4))
     noise = mark_noisy(ax, best, "size_x", col)
     ceiling_handles = draw_ceilings(ax, best, kernel, dtype, col, info)
+    above = mark_above(ax, best, "size_x", col, info)
+    if above:
+        ceiling_handles.append(above)
     ax.set_xscale("log")
     ax.set_yscale("log")
     readable_log_y(ax)
@@ -50,7 +54,8 @@ def throughput_figure(sub: pd.DataFrame, kernel: str, dtype: str, out_dir: str,
     ax.set_xlabel(size_axis_label(kernel, best))
     ax.set_ylabel(f"achieved {unit} (log scale, higher is better)")
     what = "GFLOP/s" if col == "gflops" else "bandwidth"
-    title(ax, f"{subject(kernel, dtype)}: {what} vs size", info, best["backend"].unique())
+    title(ax, f"{subject(kernel, dtype)}: {what} vs size{ceiling_flag(info, best['backend'].unique())}",
+          info, best["backend"].unique())
     ax.grid(True, which="major", alpha=0.3)
     extra = ceiling_handles + extra_handles(best, noise)
     place_legend(ax, handles + extra, [h.get_label() for h in handles + extra], title="variant")
@@ -59,6 +64,7 @@ def throughput_figure(sub: pd.DataFrame, kernel: str, dtype: str, out_dir: str,
             if present else "No reference variant was measured in this run")
     note += ("; dash-dotted lines are the calibrated ceilings of the machine (runner calibrate)."
              if ceiling_handles else "; the manifest holds no calibrated ceiling for this figure.")
+    note += calibration_caption(info, best["backend"].unique(), above)
     caption = (f"{subject(kernel, dtype)}: achieved {unit} against problem size, each variant at "
                f"its fastest configuration. {note}")
     return [save(fig, out_dir, figure_name("throughput", kernel, dtype), caption)]

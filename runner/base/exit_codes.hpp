@@ -17,6 +17,9 @@ inline constexpr int kRefused = 3;      // refused, or the environment failed: t
                                         // --resume`: an edited OUT/config.yaml
 inline constexpr int kIncomplete = 4;   // `collect`: planned points have no record yet (pending,
                                         // killed, cancelled): `runner submit --resume` them
+inline constexpr int kAnalysisFailed = 5;  // `report` / `compare` itself failed (a crash: its
+                                           // traceback says where; analysis/failures.py), never
+                                           // a point of the run nor the gate
 // 128 + N: stopped by signal N (129 SIGHUP, 130 SIGINT, 131 SIGQUIT, 138 SIGUSR1, 140 SIGUSR2,
 // 142 SIGALRM, 143 SIGTERM, 152 SIGXCPU: the signals Slurm's --signal and CPU-time limits send
 // before a job ends). The records

@@ -1,13 +1,13 @@
-// `runner calibrate`: measures the ceilings of this machine's GPU and CPU and stores them where
-// runs look for them (runner/measure/calibration.hpp).
+// `runner calibrate`: measures the ceilings of this machine's GPU and CPU, judges them and keeps
+// them where runs look for them (runner/measure/calibration.hpp, calibration_store.hpp).
 #include <fmt/format.h>
 
 #include "runner/api/gpu_info.hpp"
+#include "runner/base/exit_codes.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/measure/calibration.hpp"
 #include "runner/measure/environment.hpp"
 #include "runner/results/record.hpp"
-#include "runner/results/record_files.hpp"
 
 namespace runner::cli {
 
@@ -46,38 +46,51 @@ void print_cpu(const nlohmann::ordered_json& doc) {
                row.value("dgemm_gflops", 0.0));
 }
 
+// How a judged measurement went, after its figures.
+void print_outcome(const CalibrationResult& r) {
+  const nlohmann::json verdict = r.doc.value("verdict", nlohmann::json::object());
+  const nlohmann::json conditions = r.doc.value("conditions", nlohmann::json::object());
+  fmt::print(
+      "  {} (the best of {} measurement{}; it took {:.0f} s while other processes used "
+      "{:.2f} cores)\n",
+      verdict.value("state", "quiet"), verdict.value("attempts", 1),
+      verdict.value("attempts", 1) == 1 ? "" : "s", conditions.value("seconds", 0.0),
+      conditions.value("other_processes_cores", 0.0));
+  if (!r.decision.message.empty()) fmt::print(stderr, "warning: {}\n", r.decision.message);
+  if (!r.file.empty()) fmt::print("  -> {}\n", r.file.string());
+}
+
 }  // namespace
 
 int calibrate_command(const CalibrateArguments& args) {
-  const std::filesystem::path dir =
-      args.out.empty() ? default_calibration_dir() : std::filesystem::path(args.out);
-  std::filesystem::create_directories(dir);
-  bool wrote = false;
+  const CalibrationStore store(args.out);
+  const std::string host = environment().host;
+  bool kept = true, measured = false;
+  auto one = [&](const CalibrationKey& key, int cores, auto&& print) {
+    const CalibrationResult r = calibrate_and_store(store, key, cores, args.force);
+    print(r.doc);
+    print_outcome(r);
+    measured = true;
+    kept = kept && r.decision.store;
+  };
   if (!args.cpu_only) {
     if (gpu_info().present) {
-      const auto doc = calibrate_gpu();
-      const auto file = gpu_calibration_path(dir, gpu_info().name);
-      write_file_atomically(file, doc.dump(2) + "\n");
-      print_gpu(doc);
-      fmt::print("  -> {}\n", file.string());
-      wrote = true;
+      one(gpu_calibration_key(host, gpu_info().name, gpu_info().uuid), 0, print_gpu);
     } else if (args.gpu_only) {
       fmt::print(stderr, "error: no GPU to calibrate: {}\n", gpu_info().absent_reason);
-      return 1;
+      return exit_code::kRefused;
     } else {
       fmt::print("GPU: none ({})\n", gpu_info().absent_reason);
     }
   }
   if (!args.gpu_only) {
     const int cores = environment().cores;
-    const auto doc = calibrate_cpu(cores);
-    const auto file = cpu_calibration_path(dir, environment().cpu_model, cores);
-    write_file_atomically(file, doc.dump(2) + "\n");
-    print_cpu(doc);
-    fmt::print("  -> {}\n", file.string());
-    wrote = true;
+    one(cpu_calibration_key(host, environment().cpu_model, cores), cores, print_cpu);
   }
-  return wrote ? 0 : 1;
+  // A measurement that was not kept (implausible, or loaded where a quiet one is stored) is a
+  // refusal: the store holds what it held before.
+  if (!measured) return exit_code::kRefused;
+  return kept ? exit_code::kOk : exit_code::kRefused;
 }
 
 }  // namespace runner::cli

@@ -27,6 +27,7 @@
 #include "runner/base/standard_fds.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/cli/process_setup.hpp"
+#include "runner/cli/terminal.hpp"
 #include "runner/measure/calibration.hpp"
 #include "runner/measure/environment.hpp"
 #include "runner/run/experiment.hpp"
@@ -59,15 +60,17 @@ int main(int argc, char** argv) {
   using namespace runner::cli;
   make_standard_fds_safe();      // before the first file is opened (also run before main)
   make_diagnostics_unfailing();  // before spdlog keeps a copy of stderr
-  spdlog::set_default_logger(spdlog::stderr_color_mt("runner"));
+  spdlog::set_default_logger(spdlog::stderr_color_mt("runner", colour_allowed(STDERR_FILENO)
+                                                                   ? spdlog::color_mode::always
+                                                                   : spdlog::color_mode::never));
   spdlog::set_pattern("%^%l%$: %v");
   fit_openblas_to_address_space(argv);
 
   // `runner CONFIG ...` is `runner run CONFIG ...`: insert the subcommand when the first word is
   // not one, so CLI11 sees a single grammar.
   static const std::set<std::string> kCommands = {
-      "run",    "validate", "list",      "columns", "report", "compare", "submit",
-      "status", "collect",  "calibrate", "cancel",  "schema", "plugin"};
+      "run",     "validate",  "list",   "columns", "report", "compare", "submit", "status",
+      "collect", "calibrate", "cancel", "schema",  "plugin", "export",  "help"};
   std::vector<std::string> words(argv + 1, argv + argc);
   // `report` and `compare` belong to analysis/*.py, whose own parser knows their options: every
   // word after the subcommand goes there as written. Through CLI11 the option names it does not
@@ -79,6 +82,9 @@ int main(int argc, char** argv) {
     } catch (const UsageError& e) {
       fmt::print(stderr, "error: {}\n", printable(e.what(), /*keep_newlines=*/true));
       return exit_code::kUsage;
+    } catch (const Refused& e) {
+      fmt::print(stderr, "error: {}\n", printable(e.what(), /*keep_newlines=*/true));
+      return exit_code::kRefused;
     }
   }
   if (!words.empty() && words[0][0] != '-' && !kCommands.count(words[0])) {
@@ -123,10 +129,11 @@ int main(int argc, char** argv) {
                 "With --resume: accept records of another config, build or device");
   run->add_option("--shard", run_args.shard,
                   "Run only the I-th of N cost-balanced slices (I/N, 0-based) into OUT/shards/I.*");
+  add_selection_options(*run, run_args.selection);
   run->add_flag("-q,--quiet", run_args.quiet, "No progress lines");
-  run->add_option(
-      "--calibration-dir", run_args.calibration_dir,
-      "Measured ceilings of the devices (default $RUNNER_CALIBRATION_DIR or results/calibration)");
+  run->add_option("--calibration-dir", run_args.calibration_dir,
+                  "Measured ceilings of the devices (default: this machine's, in "
+                  "~/.cache/runner/calibration; $RUNNER_CALIBRATION_DIR first)");
   run->add_option("--gpus", run_args.gpus,
                   "GPUs to use: all (default: every GPU this process may see), N (the first N), "
                   "or a list of indices or UUIDs (0,2 / GPU-...; one GPU as 2,)");
@@ -142,11 +149,17 @@ int main(int argc, char** argv) {
   auto* calibrate = app.add_subcommand("calibrate",
                                        "Measure this machine's ceilings (copy bandwidth, FMA peak, "
                                        "cuBLAS / OpenBLAS GEMM) for pct_peak_*");
-  calibrate->add_option(
-      "--out", calibrate_args.out,
-      "Folder of the calibration files (default $RUNNER_CALIBRATION_DIR or results/calibration)");
+  calibrate->add_option("--out", calibrate_args.out,
+                        "Folder of the calibration files (default: this machine's, in "
+                        "~/.cache/runner/calibration; $RUNNER_CALIBRATION_DIR first)");
   auto* gpu_only = calibrate->add_flag("--gpu-only", calibrate_args.gpu_only, "Only the GPU");
   calibrate->add_flag("--cpu-only", calibrate_args.cpu_only, "Only the CPU")->excludes(gpu_only);
+  calibrate->add_flag("--check", calibrate_args.check,
+                      "Measure nothing: say whether the stored ceilings of this machine hold (a "
+                      "quick CPU probe included); exit 1 when one is missing, loaded or stale");
+  calibrate->add_flag("--force", calibrate_args.force,
+                      "Store the measurement even where it is judged implausible or measured "
+                      "under load");
 
   std::string validate_config;
   auto* validate = app.add_subcommand("validate", "Check a config and print its number of points");
@@ -181,15 +194,10 @@ int main(int argc, char** argv) {
       "Print the JSON Schema of configs (for editors; configs/schema.json is its output)");
   schema->add_option("--out", schema_out, "Write it to this file instead of stdout");
 
-  // Listed for `runner --help` only: main() hands both to analysis/ before CLI11 parses anything.
-  app.add_subcommand("report",
-                     "Write figures and report.md for a results directory (RESULTS_DIR [--out DIR];"
-                     " runner report --help)");
-  app.add_subcommand("compare",
-                     "Compare two results directories point by point, with a regression gate"
-                     " (DIR_A DIR_B [--out FILE.csv] [--fail-above PCT] [--reference FILE]; exit 1"
-                     " when the gate fails; runner compare --help)");
+  add_analysis_commands(app);
+  add_help_command(app);
 
+  add_export_command(app);
   add_slurm_commands(app);
 
   try {
@@ -214,7 +222,8 @@ int main(int argc, char** argv) {
     }
     if (*calibrate) {
       prepare_process_environment(argv);  // the CPU ceilings under the binding runs get
-      return calibrate_command(calibrate_args);
+      return calibrate_args.check ? calibrate_check_command(calibrate_args)
+                                  : calibrate_command(calibrate_args);
     }
     if (*validate) return validate_command(validate_config);
     if (*list) return list_command(list_plugins);
@@ -222,6 +231,8 @@ int main(int argc, char** argv) {
     if (*plugin_abi) return plugin_abi_command();
     if (*columns) return columns_command(columns_format);
     if (*schema) return schema_command(schema_out);
+    if (const int code = run_help_command(app); code >= 0) return code;
+    if (const int code = run_export_command(); code >= 0) return code;
     if (const int code = run_slurm_command(app); code >= 0) return code;
     fmt::print(stderr, "{}", app.help());
     return exit_code::kUsage;

@@ -14,14 +14,17 @@
 #include "runner/api/registry.hpp"
 #include "runner/base/errors.hpp"
 #include "runner/cli/commands.hpp"
+#include "runner/cli/terminal.hpp"
 #include "runner/measure/calibration.hpp"
 #include "runner/measure/environment.hpp"
 #include "runner/measure/gpu_devices.hpp"
 #include "runner/plugin/plugins.hpp"
 #include "runner/run/experiment.hpp"
 #include "runner/run/output_dir.hpp"
+#include "runner/run/resume_selection.hpp"
 #include "runner/spec/config.hpp"
 #include "runner/spec/matrix.hpp"
+#include "runner/spec/point_filter.hpp"
 
 namespace runner::cli {
 
@@ -70,7 +73,24 @@ int run_command(const RunArguments& args) {
   if (!args.out.empty() && std::filesystem::exists(plugin::submitted_plugins_file(args.out)))
     plugin_options.submitted_run = args.out;
   const auto plugins = plugin::load_plugins(spec, Registry::instance(), plugin_options);
-  std::vector<Point> all_points = expand(spec, Registry::instance());
+  std::string stem = "records", shard_label;
+  std::optional<ShardSpec> shard_spec;
+  if (!args.shard.empty()) {
+    shard_spec = parse_shard(args.shard);
+    if (!shard_spec)
+      throw CLI::ValidationError("--shard",
+                                 "expected I/N with 0 <= I < N, got '" + args.shard + "'");
+    stem = fmt::format("shards/{}", shard_spec->index);
+    shard_label = args.shard;
+  }
+  // --only / --set: those given, or on --resume those the run recorded.
+  PointSelection selection = args.selection;
+  if (args.resume && !args.out.empty())
+    selection =
+        resumed_selection(std::filesystem::path(args.out) /
+                              (stem == "records" ? "manifest.json" : stem + ".manifest.json"),
+                          args.selection);
+  std::vector<Point> all_points = selected_points(spec, selection, Registry::instance());
 
   // The GPUs (docs/measurement.md, "Several GPUs"): --gpus over `gpus:`, asked of the GPU runtime
   // in a child process when the matrix has GPU points or GPUs were named.
@@ -100,22 +120,15 @@ int run_command(const RunArguments& args) {
     all_points = copies_per_gpu(all_points, gpus.size());
 
   std::vector<Point> points = all_points;
-  std::string stem = "records", shard_label;
-  if (!args.shard.empty()) {
-    const auto s = parse_shard(args.shard);
-    if (!s)
-      throw CLI::ValidationError("--shard",
-                                 "expected I/N with 0 <= I < N, got '" + args.shard + "'");
+  if (shard_spec) {
     // Bounded before shard() sizes anything by it (1/2147483647 was std::bad_alloc), as
     // `runner submit --tasks` is: a shard beyond the points would be empty.
-    if (static_cast<std::size_t>(s->count) > all_points.size())
+    if (static_cast<std::size_t>(shard_spec->count) > all_points.size())
       throw UsageError(fmt::format(
           "--shard {}: the matrix has {} point(s), so 1 to {} shards (an empty shard measures "
           "nothing)",
           args.shard, all_points.size(), all_points.size()));
-    points = shard(all_points, s->index, s->count, Registry::instance());
-    stem = fmt::format("shards/{}", s->index);
-    shard_label = args.shard;
+    points = shard(all_points, shard_spec->index, shard_spec->count, Registry::instance());
   }
   if (args.dry_run) {
     for (const auto& p : points)
@@ -142,14 +155,15 @@ int run_command(const RunArguments& args) {
   options.shard_label = shard_label;
   options.resume = args.resume;
   options.force_mix = args.force_mix;
-  options.progress = args.quiet              ? Progress::Mode::off
-                     : isatty(STDERR_FILENO) ? Progress::Mode::terminal
-                                             : Progress::Mode::log;
-  options.calibration_dir = args.calibration_dir.empty()
-                                ? default_calibration_dir()
-                                : std::filesystem::path(args.calibration_dir);
+  // A line rewritten in place needs a terminal that erases lines; a log, a pipe or TERM=dumb gets
+  // a line now and then.
+  options.progress = args.quiet                        ? Progress::Mode::off
+                     : rewritable_lines(STDERR_FILENO) ? Progress::Mode::terminal
+                                                       : Progress::Mode::log;
+  options.calibration_dir = args.calibration_dir;  // empty: this machine's store
   options.calibrate = !args.no_calibrate;
   options.plugins = plugin::plugins_manifest(plugins);
+  if (!selection.empty()) options.selection = selection.to_json();
   options.gpus = gpus;
   options.gpu_inventory = inventory;
   options.gpu_mode = gpu_mode;

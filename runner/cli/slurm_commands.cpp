@@ -22,6 +22,7 @@ struct SlurmCommandLine {
   bool dry_run = false, force_mix = false, collect_force_mix = false;
   std::map<std::string, CLI::Option*> given;
   std::string status_dir, collect_dir, cancel_dir;
+  PointSelection selection;
 };
 
 SlurmCommandLine& command_line() {
@@ -62,6 +63,7 @@ slurm::SubmitArguments submit_arguments(const SlurmCommandLine& c) {
   a.job_name = if_given(c, "job-name", c.job_name);
   a.dry_run = c.dry_run;
   a.force_mix = c.force_mix;
+  a.selection = c.selection;
   return a;
 }
 
@@ -103,6 +105,7 @@ void add_slurm_commands(CLI::App& app) {
       "GPUs per shard, #SBATCH --gpus-per-task; the shard spreads its points over them "
       "(slurm.gpus_per_task; default: --gres gpu:1 with CUDA points)");
   add("job-name", c.job_name, "Slurm job name (default runner-<experiment>)");
+  add_selection_options(*s, c.selection);
   s->add_flag("--dry-run", c.dry_run,
               "Render the scripts into the results directory and print the sbatch commands");
   s->add_flag("--force-mix", c.force_mix,

@@ -1,12 +1,10 @@
 #include "runner/measure/calibration.hpp"
 
-#include <fcntl.h>
 #include <signal.h>
-#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cctype>
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -20,7 +18,9 @@
 #include "runner/base/durable_file.hpp"
 #include "runner/base/interrupt.hpp"
 #include "runner/measure/calibration_cpu.hpp"
+#include "runner/measure/calibration_quality.hpp"
 #include "runner/measure/environment.hpp"
+#include "runner/measure/host_facts.hpp"
 #ifdef RUNNER_HAVE_CUDA
 #include "runner/measure/calibration_gpu.hpp"
 #endif
@@ -43,26 +43,9 @@ nlohmann::ordered_json document_head(const char* kind, const std::string& device
   return doc;
 }
 
-// Holds an exclusive flock on DIR/.lock for its lifetime.
-class FolderLock {
- public:
-  explicit FolderLock(const std::filesystem::path& dir) {
-    fd_ = ::open((dir / ".lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
-    if (fd_ >= 0) ::flock(fd_, LOCK_EX);
-  }
-  ~FolderLock() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  FolderLock(const FolderLock&) = delete;
-  FolderLock& operator=(const FolderLock&) = delete;
-
- private:
-  int fd_ = -1;
-};
-
-// Measures the missing documents in a child process and writes them. Returns false when the child
-// failed, hung or was interrupted (after a warning).
-bool measure_in_child(const std::filesystem::path& gpu_file, const std::filesystem::path& cpu_file,
+// Measures the devices of `keys` in a child process (one that may initialise CUDA), which judges
+// and stores them. Returns false when the child failed, hung or was interrupted (after a warning).
+bool measure_in_child(const CalibrationStore& store, const std::vector<CalibrationKey>& keys,
                       int cores) {
   std::fflush(stdout);
   std::fflush(stderr);
@@ -74,17 +57,15 @@ bool measure_in_child(const std::filesystem::path& gpu_file, const std::filesyst
   if (pid == 0) {
     // Each device on its own: a GPU that cannot be calibrated leaves the CPU's figures standing.
     int code = 0;
-    auto measure_one = [&](const std::filesystem::path& file, auto&& calibrate) {
-      if (file.empty()) return;
+    for (const auto& key : keys) {
       try {
-        write_file_atomically(file, calibrate().dump(2) + "\n");
+        const CalibrationResult m = calibrate_and_store(store, key, cores, false);
+        if (!m.decision.message.empty()) fmt::print(stderr, "warning: {}\n", m.decision.message);
       } catch (const std::exception& e) {
-        fmt::print(stderr, "warning: calibration failed: {}\n", e.what());
+        fmt::print(stderr, "warning: calibration of the {} failed: {}\n", key.kind, e.what());
         code = 1;
       }
-    };
-    measure_one(gpu_file, [] { return calibrate_gpu(); });
-    measure_one(cpu_file, [&] { return calibrate_cpu(cores); });
+    }
     std::fflush(stderr);
     ::_exit(code);
   }
@@ -107,36 +88,16 @@ bool measure_in_child(const std::filesystem::path& gpu_file, const std::filesyst
   }
 }
 
+// Why a stored calibration should be measured again before a run uses it; empty: it is fine.
+std::string why_measure_again(const StoredCalibration& stored) {
+  if (calibration_is_stale(stored.doc))
+    return "it is stale (" + stored.doc["stale"].value("reason", "a point beat it") + ")";
+  // Measured under load: again once the machine is quiet, which half a second of watching says.
+  if (!calibration_is_quiet(stored.doc) && other_processes_cores_now(0.5) <= kMaxOtherProcessCores)
+    return "it was measured under load and the machine is quiet now";
+  return "";
+}
 }  // namespace
-
-std::string model_slug(std::string_view model) {
-  std::string slug;
-  for (char c : model) {
-    const auto u = static_cast<unsigned char>(c);
-    if (std::isalnum(u))
-      slug += static_cast<char>(std::tolower(u));
-    else if (!slug.empty() && slug.back() != '-')
-      slug += '-';
-  }
-  while (!slug.empty() && slug.back() == '-') slug.pop_back();
-  return slug.empty() ? "unknown" : slug;
-}
-
-std::filesystem::path gpu_calibration_path(const std::filesystem::path& dir,
-                                           std::string_view gpu_name) {
-  return dir / ("gpu-" + model_slug(gpu_name) + ".json");
-}
-
-std::filesystem::path cpu_calibration_path(const std::filesystem::path& dir,
-                                           std::string_view cpu_model, int cores) {
-  return dir / fmt::format("cpu-{}-{}c.json", model_slug(cpu_model), cores);
-}
-
-std::filesystem::path default_calibration_dir() {
-  const char* dir = std::getenv("RUNNER_CALIBRATION_DIR");
-  return dir && *dir ? std::filesystem::path(dir)
-                     : std::filesystem::path("results") / "calibration";
-}
 
 double theoretical_bw_gbps(double memory_clock_mhz, double memory_bus_bits) {
   return memory_clock_mhz * 1e6 * (memory_bus_bits / 8) * 2 / 1e9;
@@ -146,8 +107,11 @@ nlohmann::ordered_json calibrate_gpu() {
 #ifdef RUNNER_HAVE_CUDA
   const GpuInfo& gpu = gpu_info();
   if (!gpu.present) throw std::runtime_error("no GPU to calibrate: " + gpu.absent_reason);
+  const ConditionWatch watch;
   const cuda::GpuCeilingFigures f = cuda::measure_gpu_ceilings();
   nlohmann::ordered_json doc = document_head("gpu", gpu.name);
+  doc["conditions"] = watch.stop();
+  doc["spread"] = f.spread;
   doc["gpu"] = gpu.to_json();
   doc["sm_clock_mhz"] = f.sm_clock_mhz > 0 ? nlohmann::ordered_json(f.sm_clock_mhz) : nullptr;
   doc["samples"] = f.samples;
@@ -179,8 +143,9 @@ nlohmann::ordered_json calibrate_gpu() {
   };
   return doc;
 #elif defined(RUNNER_HAVE_HIP)
-  throw std::runtime_error("no GPU calibration in HIP builds yet: records of HIP points get no "
-                           "GPU pct_peak_* (docs/hip.md)");
+  throw std::runtime_error(
+      "no GPU calibration in HIP builds yet: records of HIP points get no "
+      "GPU pct_peak_* (docs/hip.md)");
 #else
   throw std::runtime_error("no GPU to calibrate: built without CUDA");
 #endif
@@ -192,14 +157,20 @@ nlohmann::ordered_json calibrate_cpu(int cores) {
   doc["cores"] = cores;
   doc["omp_proc_bind"] = env.omp_proc_bind;
   doc["omp_places"] = env.omp_places;
+  doc["last_level_cache_bytes"] = last_level_cache_bytes();
   nlohmann::ordered_json by_threads = nlohmann::ordered_json::array();
+  const ConditionWatch watch;
   for (const CpuCeilingsAt& c : measure_cpu_ceilings(calibration_thread_counts(cores)))
     by_threads.push_back({{"threads", c.threads},
                           {"copy_gbps", c.copy_gbps},
                           {"sgemm_gflops", c.sgemm_gflops},
                           {"dgemm_gflops", c.dgemm_gflops},
                           {"sgemm_n", c.sgemm_n},
-                          {"dgemm_n", c.dgemm_n}});
+                          {"dgemm_n", c.dgemm_n},
+                          {"copy_spread", c.copy_spread},
+                          {"sgemm_spread", c.sgemm_spread},
+                          {"dgemm_spread", c.dgemm_spread}});
+  doc["conditions"] = watch.stop();
   doc["ceilings"] = by_threads;
   doc["method"] = {
       {"copy_gbps",
@@ -208,19 +179,11 @@ nlohmann::ordered_json calibrate_cpu(int cores) {
       {"sgemm_gflops",
        "OpenBLAS cblas_sgemm n x n x n, n from 1024 doubling until a call takes 50 ms; best size"},
       {"dgemm_gflops", "as sgemm_gflops, cblas_dgemm"},
-      {"statistic", "best of the repetitions after a warm-up (copy 5, GEMM 3)"},
+      {"statistic",
+       "best of the repetitions after a warm-up (copy 5, GEMM 3); *_spread: the median "
+       "repetition / the best - 1"},
   };
   return doc;
-}
-
-nlohmann::ordered_json read_calibration(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) return nullptr;
-  try {
-    return nlohmann::ordered_json::parse(in);
-  } catch (const nlohmann::json::exception&) {
-    return nullptr;
-  }
 }
 
 CalibrationNeeds calibration_needs(const std::vector<Point>& points, const Registry& registry,
@@ -256,63 +219,186 @@ std::string attached_cuda_tool() {
   return "";
 }
 
-nlohmann::ordered_json calibration_for_run(const std::filesystem::path& dir,
+int calibration_attempts() {
+  if (const char* text = std::getenv("RUNNER_CALIBRATION_ATTEMPTS"); text && *text) {
+    try {
+      return std::clamp(std::stoi(text), 1, 10);
+    } catch (const std::exception&) {
+    }
+  }
+  return 3;
+}
+
+nlohmann::ordered_json calibrate_judged(const std::string& kind, int cores,
+                                        const nlohmann::json& previous, int attempts) {
+  const nlohmann::json observed = previous.is_object()
+                                      ? previous.value("observed", nlohmann::json::object())
+                                      : nlohmann::json::object();
+  const double core_peak = cpu_core_peak_sp_gflops();
+  nlohmann::ordered_json best;
+  CalibrationJudgement best_judgement;
+  int made = 0;
+  for (int attempt = 1; attempt <= attempts; ++attempt) {
+    nlohmann::ordered_json doc = kind == "gpu" ? calibrate_gpu() : calibrate_cpu(cores);
+    ++made;
+    const CalibrationJudgement j = kind == "gpu"
+                                       ? judge_gpu_calibration(doc, previous, observed)
+                                       : judge_cpu_calibration(doc, previous, observed, core_peak);
+    // The attempt to keep: plausible before implausible, then the fewest reasons. Every figure of
+    // a document comes from one attempt, measured in the conditions it records.
+    const auto rank = [](const CalibrationJudgement& x) {
+      return std::pair{x.implausible.size(), x.noisy.size()};
+    };
+    if (best.is_null() || rank(j) < rank(best_judgement)) {
+      best = std::move(doc);
+      best_judgement = j;
+    }
+    if (best_judgement.quiet() && best_judgement.plausible()) break;
+    if (attempt < attempts)
+      spdlog::info("calibration of the {}: measuring again ({})", kind,
+                   !j.implausible.empty() ? j.implausible.front() : j.noisy.front());
+  }
+  const bool plausible = best_judgement.plausible();
+  nlohmann::ordered_json reasons = nlohmann::ordered_json::array();
+  for (const auto& r : best_judgement.implausible) reasons.push_back(r);
+  for (const auto& r : best_judgement.noisy) reasons.push_back(r);
+  best["verdict"] = {{"state", !plausible               ? "refused"
+                               : best_judgement.quiet() ? "quiet"
+                                                        : "provisional"},
+                     {"reasons", reasons},
+                     {"attempts", made}};
+  // What the machine was seen to do stays with its device, whatever is measured.
+  if (!observed.empty()) best["observed"] = observed;
+  return best;
+}
+
+CalibrationDecision decide_calibration(const nlohmann::json& judged,
+                                       const std::optional<StoredCalibration>& previous,
+                                       bool force) {
+  const nlohmann::json verdict = judged.value("verdict", nlohmann::json::object());
+  const std::string state = verdict.value("state", "quiet");
+  std::string reasons;
+  for (const auto& r : verdict.value("reasons", nlohmann::json::array()))
+    reasons += (reasons.empty() ? "" : "; ") + r.get<std::string>();
+  const std::string device = judged.value("kind", std::string("device"));
+  if (force)
+    return {true, state == "quiet" ? ""
+                                   : fmt::format("{} calibration stored although {} (--force)",
+                                                 device, reasons)};
+  if (state == "refused")
+    return {
+        false,
+        fmt::format("{} calibration refused: {}. {}", device, reasons,
+                    previous ? "Kept the calibration of " +
+                                   previous->doc.value("measured", std::string("before")) + " (" +
+                                   previous->file.string() + ")"
+                             : std::string("No ceilings for it: records get no pct_peak_*")),
+    };
+  if (state == "provisional") {
+    if (previous && calibration_is_quiet(previous->doc) && !calibration_is_stale(previous->doc))
+      return {false, fmt::format("{} calibration measured under load, not stored: {}. Kept the "
+                                 "quiet calibration of {} ({})",
+                                 device, reasons, previous->doc.value("measured", std::string()),
+                                 previous->file.string())};
+    return {true, fmt::format("{} calibration stored as provisional: {}. Records above these "
+                              "ceilings say so; the first run on a quiet machine measures again",
+                              device, reasons)};
+  }
+  return {true, ""};
+}
+
+CalibrationResult calibrate_and_store(const CalibrationStore& store, const CalibrationKey& key,
+                                      int cores, bool force) {
+  const std::optional<StoredCalibration> previous = store.find(key);
+  const nlohmann::ordered_json previous_doc =
+      previous ? previous->doc : nlohmann::ordered_json(nullptr);
+  CalibrationResult r;
+  r.doc = calibrate_judged(key.kind, cores, previous_doc, calibration_attempts());
+  r.decision = decide_calibration(r.doc, previous, force);
+  if (r.decision.store) r.file = store.store(key, r.doc);
+  return r;
+}
+
+nlohmann::ordered_json calibration_for_run(const std::filesystem::path& explicit_dir,
                                            const nlohmann::json& environment,
-                                           CalibrationNeeds needs, bool measure_missing) {
+                                           CalibrationNeeds needs, bool measure,
+                                           const std::filesystem::path& results_folder) {
+  const CalibrationStore store(explicit_dir);
   nlohmann::ordered_json out;
-  out["dir"] = dir.string();
+  out["store"] = store.describe();
+  out["dir"] = store.write_folder().string();
   out["gpu"] = nullptr;
   out["cpu"] = nullptr;
   out["theoretical_bw_gbps"] = nullptr;
+  out["files"] = nlohmann::ordered_json::object();
   if (!needs.gpu && !needs.cpu) return out;
   const nlohmann::json gpu = environment.value("gpu", nlohmann::json::object());
   if (needs.gpu && gpu.value("memory_clock_mhz", 0) > 0)
     out["theoretical_bw_gbps"] =
         theoretical_bw_gbps(gpu.value("memory_clock_mhz", 0), gpu.value("memory_bus_bits", 0));
   const int cores = environment.value("cores", 1);
-  std::filesystem::path gpu_file =
-      needs.gpu ? gpu_calibration_path(dir, gpu.value("name", "")) : std::filesystem::path();
-  const std::filesystem::path cpu_file =
-      needs.cpu ? cpu_calibration_path(dir, environment.value("cpu_model", ""), cores)
-                : std::filesystem::path();
+  const std::string host = environment.value("host", "");
+  std::vector<CalibrationKey> keys;
+  if (needs.gpu)
+    keys.push_back(gpu_calibration_key(host, gpu.value("name", ""), gpu.value("uuid", "")));
+  if (needs.cpu)
+    keys.push_back(cpu_calibration_key(host, environment.value("cpu_model", ""), cores));
 
-  auto missing = [](const std::filesystem::path& f) {
-    return !f.empty() && read_calibration(f).is_null();
-  };
-  // Under compute-sanitizer or Nsight Compute every cuBLAS kernel is instrumented (the SGEMM
-  // ceiling came out 60 x too low under memcheck): figures measured there would be cached and
-  // then used by every later run on the node. Measure the GPU only without such a tool.
-  if (measure_missing && missing(gpu_file)) {
-    if (const std::string tool = attached_cuda_tool(); !tool.empty()) {
-      spdlog::warn(
-          "GPU not calibrated: a CUDA tool is attached ({}), under which its figures "
-          "would be wrong; records get no GPU pct_peak_* (run once without it)",
-          tool);
-      gpu_file.clear();
+  // What to measure, and why.
+  auto to_measure = [&] {
+    std::vector<std::pair<CalibrationKey, std::string>> list;
+    for (const auto& key : keys) {
+      const auto stored = store.find(key);
+      const std::string why =
+          !stored ? "none is stored for this machine yet" : why_measure_again(*stored);
+      if (why.empty()) continue;
+      // Under compute-sanitizer or Nsight Compute every cuBLAS kernel is instrumented (the SGEMM
+      // ceiling came out 60 x too low under memcheck): figures measured there would be kept and
+      // then used by every later run on the node. Measure the GPU only without such a tool.
+      if (key.kind == "gpu")
+        if (const std::string tool = attached_cuda_tool(); !tool.empty()) {
+          spdlog::warn(
+              "GPU not calibrated: a CUDA tool is attached ({}), under which its "
+              "figures would be wrong; {} (run once without it)",
+              tool, stored ? "the stored ones are used" : "records get no GPU pct_peak_*");
+          continue;
+        }
+      list.emplace_back(key, why);
     }
-  }
-  if (measure_missing && (missing(gpu_file) || missing(cpu_file))) {
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    const FolderLock lock(dir);
+    return list;
+  };
+  if (measure && !to_measure().empty()) {
+    const CalibrationLock lock(store.write_folder());
     // Another run may have measured while this one waited for the lock.
-    const std::filesystem::path measure_gpu =
-        missing(gpu_file) ? gpu_file : std::filesystem::path();
-    const std::filesystem::path measure_cpu =
-        missing(cpu_file) ? cpu_file : std::filesystem::path();
-    if (!measure_gpu.empty() || !measure_cpu.empty()) {
-      spdlog::info("calibrating {} once: no ceilings in {} yet (runner calibrate re-measures them)",
-                   !measure_gpu.empty() && !measure_cpu.empty() ? "the GPU and the CPU"
-                   : !measure_gpu.empty()                       ? "the GPU"
-                                                                : "the CPU",
-                   dir.string());
-      if (!measure_in_child(measure_gpu, measure_cpu, cores))
+    std::vector<CalibrationKey> measuring;
+    std::string what;
+    for (const auto& [key, why] : to_measure()) {
+      measuring.push_back(key);
+      what += fmt::format("{}the {} {}: {}", what.empty() ? "" : "; ", key.kind, key.device, why);
+    }
+    if (!measuring.empty()) {
+      spdlog::info(
+          "calibrating {} (into {}; runner calibrate --check says how the stored ones "
+          "stand)",
+          what, store.write_folder().string());
+      if (!measure_in_child(store, measuring, cores))
         spdlog::warn(
             "calibration incomplete: records of a device without ceilings get no pct_peak_*");
     }
   }
-  if (!gpu_file.empty()) out["gpu"] = read_calibration(gpu_file);
-  if (!cpu_file.empty()) out["cpu"] = read_calibration(cpu_file);
+  for (const auto& key : keys) {
+    const auto stored = store.find(key);
+    if (!stored) continue;
+    out[key.kind] = stored->doc;
+    out["files"][key.kind] = stored->file.string();
+    // The run's own copy: its records' ceilings stay explained wherever the folder goes.
+    if (!results_folder.empty()) {
+      std::error_code ec;
+      std::filesystem::create_directories(results_folder / "calibration", ec);
+      write_file_atomically(results_folder / "calibration" / stored->file.filename(),
+                            stored->doc.dump(2) + "\n");
+    }
+  }
   return out;
 }
 

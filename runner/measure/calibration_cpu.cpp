@@ -30,16 +30,22 @@ double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+struct Timing {
+  double best = 0, median = 0;
+  double spread() const { return best > 0 ? median / best - 1 : 0; }
+};
+
 template <typename Fn>
-double best_seconds(int repetitions, Fn&& fn) {
+Timing best_seconds(int repetitions, Fn&& fn) {
   fn();  // warm-up: page faults, thread start-up, OpenBLAS buffers
-  double best = 1e30;
+  std::vector<double> seconds;
   for (int i = 0; i < repetitions; ++i) {
     const double t0 = now_s();
     fn();
-    best = std::min(best, now_s() - t0);
+    seconds.push_back(now_s() - t0);
   }
-  return best;
+  std::sort(seconds.begin(), seconds.end());
+  return {seconds.front(), seconds[seconds.size() / 2]};
 }
 
 // Bytes of each copy array: four times the last-level cache (so that nothing of one pass is left
@@ -55,12 +61,12 @@ std::size_t copy_array_bytes() {
   return bytes;
 }
 
-double copy_gbps(int threads, std::int64_t n, double* dst, const double* src) {
-  const double s = best_seconds(kCopyRepetitions, [&] {
+std::pair<double, double> copy_gbps(int threads, std::int64_t n, double* dst, const double* src) {
+  const Timing t = best_seconds(kCopyRepetitions, [&] {
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (std::int64_t i = 0; i < n; ++i) dst[i] = src[i];
   });
-  return 2.0 * static_cast<double>(n) * sizeof(double) / (s * 1e9);
+  return {2.0 * static_cast<double>(n) * sizeof(double) / (t.best * 1e9), t.spread()};
 }
 
 template <typename T>
@@ -76,7 +82,7 @@ void fill(std::vector<T>& v, std::uint64_t seed) {
 }
 
 template <typename T>
-double gemm_seconds(int n, const std::vector<T>& a, const std::vector<T>& b, std::vector<T>& c) {
+Timing gemm_seconds(int n, const std::vector<T>& a, const std::vector<T>& b, std::vector<T>& c) {
   return best_seconds(kGemmRepetitions, [&] {
     if constexpr (std::is_same_v<T, float>)
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(),
@@ -87,29 +93,30 @@ double gemm_seconds(int n, const std::vector<T>& a, const std::vector<T>& b, std
   });
 }
 
-// The best GFLOP/s over growing sizes, and the size it came from.
+struct GemmFigure {
+  double gflops = 0, spread = 0;
+  int n = 0;
+};
+
+// The best GFLOP/s over growing sizes, the size it came from and the spread there.
 template <typename T>
-std::pair<double, int> gemm_gflops(int threads) {
+GemmFigure gemm_gflops(int threads) {
   // A run calibrates in its worker, whose thread OMP_PROC_BIND pinned to one core: a pool started
   // from it would run every thread on that core (seen: 136 GFLOP/s on 16 threads, 148 on 1).
   start_openblas_pool_unpinned();
   openblas_set_num_threads(threads);
-  double best = 0;
-  int best_n = 0;
+  GemmFigure best;
   for (int n = kGemmMinSize; n <= kGemmMaxSize; n *= 2) {
     const std::size_t elements = static_cast<std::size_t>(n) * static_cast<std::size_t>(n);
     std::vector<T> a(elements), b(elements), c(elements);
     fill(a, 1);
     fill(b, 2);
-    const double s = gemm_seconds(n, a, b, c);
-    const double gflops = 2.0 * n * static_cast<double>(n) * n / (s * 1e9);
-    if (gflops > best) {
-      best = gflops;
-      best_n = n;
-    }
-    if (s >= kGemmCallSeconds) break;
+    const Timing t = gemm_seconds(n, a, b, c);
+    const double gflops = 2.0 * n * static_cast<double>(n) * n / (t.best * 1e9);
+    if (gflops > best.gflops) best = {gflops, t.spread(), n};
+    if (t.best >= kGemmCallSeconds) break;
   }
-  return {best, best_n};
+  return best;
 }
 
 }  // namespace
@@ -138,9 +145,10 @@ std::vector<CpuCeilingsAt> measure_cpu_ceilings(const std::vector<int>& thread_c
   for (int t : thread_counts) {
     CpuCeilingsAt c;
     c.threads = t;
-    c.copy_gbps = copy_gbps(t, n, a.get(), b.get());
-    std::tie(c.sgemm_gflops, c.sgemm_n) = gemm_gflops<float>(t);
-    std::tie(c.dgemm_gflops, c.dgemm_n) = gemm_gflops<double>(t);
+    std::tie(c.copy_gbps, c.copy_spread) = copy_gbps(t, n, a.get(), b.get());
+    const GemmFigure s = gemm_gflops<float>(t), d = gemm_gflops<double>(t);
+    std::tie(c.sgemm_gflops, c.sgemm_n, c.sgemm_spread) = std::tuple(s.gflops, s.n, s.spread);
+    std::tie(c.dgemm_gflops, c.dgemm_n, c.dgemm_spread) = std::tuple(d.gflops, d.n, d.spread);
     out.push_back(c);
   }
   return out;

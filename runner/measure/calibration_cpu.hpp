@@ -13,6 +13,9 @@ struct CpuCeilingsAt {
   double sgemm_gflops = 0;  // cblas_sgemm, the best over the sizes tried
   double dgemm_gflops = 0;
   int sgemm_n = 0, dgemm_n = 0;  // the size of that best
+  // How much slower than the best the median repetition was (median / best - 1): 0 on a quiet
+  // machine, a few percent when something else ran meanwhile.
+  double copy_spread = 0, sgemm_spread = 0, dgemm_spread = 0;
 };
 
 // Thread counts the CPU is calibrated at: powers of two up to `cores`, and `cores` itself.

@@ -80,8 +80,12 @@ class Timer {
       if (DeviceMonitor* monitor = gpu_monitor())
         if (const auto mhz = monitor->sm_clock_mhz()) clocks_.push_back(*mhz);
     }
-    return summarize(samples).median;
+    const SampleStats stats = summarize(samples);
+    worst_rsd_ = std::max(worst_rsd_, stats.rsd);
+    return stats.median;
   }
+  // The largest relative spread of any figure's samples: a calibration's noise.
+  double worst_rsd() const { return worst_rsd_; }
   double mean_clock_mhz() const {
     if (clocks_.empty()) return 0;
     double sum = 0;
@@ -93,6 +97,7 @@ class Timer {
   cudaStream_t stream_;
   EventClock clock_;
   std::vector<double> clocks_;
+  double worst_rsd_ = 0;
 };
 
 double copy_gbps(Timer& timer, cudaStream_t stream) {
@@ -192,6 +197,7 @@ GpuCeilingFigures measure_gpu_ceilings() {
   RUNNER_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
   cublasDestroy(handle);
   f.sm_clock_mhz = timer.mean_clock_mhz();
+  f.spread = timer.worst_rsd();
   return f;
 }
 

@@ -37,6 +37,7 @@ struct GpuCeilingFigures {
   double dgemm_gflops = 0;       // cuBLAS DGEMM, default math (FP64 tensor cores where present)
   double sm_clock_mhz = 0;       // mean SM clock over the measurements (NVML), 0 if unknown
   int samples = 0;               // per figure
+  double spread = 0;             // the largest stddev / mean of any figure's samples
 };
 
 constexpr std::size_t kCopyBytes = std::size_t{1} << 30;

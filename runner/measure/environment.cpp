@@ -15,6 +15,7 @@
 #include "runner/base/build_info.hpp"
 #include "runner/base/install_layout.hpp"
 #include "runner/measure/device_monitor.hpp"
+#include "runner/measure/host_facts.hpp"
 
 namespace runner {
 
@@ -85,6 +86,9 @@ nlohmann::json Environment::to_json() const {
       {"slurm_array_job_id", slurm_array_job_id},
       {"slurm_array_task_id", slurm_array_task_id},
       {"slurm_node", slurm_node}};
+  // The load, frequency governor and turbo, caches and BLAS: what makes a CPU figure noisy.
+  const nlohmann::ordered_json facts = host_facts();  // named: items() refers into it
+  for (const auto& item : facts.items()) j[item.key()] = item.value();
   if (*build_info::kHipCompiler) {  // HIP builds only: CUDA manifests keep their keys
     j["hip_compiler"] = build_info::kHipCompiler;
     j["hip_architectures"] = build_info::kHipArchitectures;

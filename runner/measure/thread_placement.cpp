@@ -15,9 +15,11 @@ std::string omp_thread_cpus(int threads) {
     const auto t = static_cast<std::size_t>(omp_get_thread_num());
     if (t < cpus.size()) cpus[t] = sched_getcpu();
   }
-  std::string text;
+  // In brackets, as a JSON list reads: "0,1" is the number 0.1 in a comma-decimal spreadsheet and
+  // "0" a number anywhere, so the column would be a number in some rows and text in others.
+  std::string text = "[";
   for (std::size_t i = 0; i < cpus.size(); ++i) text += (i ? "," : "") + std::to_string(cpus[i]);
-  return text;
+  return text + "]";
 }
 
 }  // namespace runner

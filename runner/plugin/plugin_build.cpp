@@ -6,8 +6,8 @@
 
 #include <cctype>
 #include <chrono>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <optional>
 #include <regex>
@@ -19,6 +19,7 @@
 
 #include "runner/base/child_command.hpp"
 #include "runner/base/durable_file.hpp"
+#include "runner/base/user_cache.hpp"
 #include "runner/plugin/content_hash.hpp"
 
 namespace runner::plugin {
@@ -156,11 +157,7 @@ std::optional<BuiltPlugin> read_entry(const Entry& entry, const BuiltPlugin& wan
 
 fs::path default_cache_dir() {
   if (const char* dir = std::getenv("RUNNER_PLUGIN_CACHE"); dir && *dir) return dir;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
-    return fs::path(xdg) / "runner" / "plugins";
-  if (const char* home = std::getenv("HOME"); home && *home)
-    return fs::path(home) / ".cache" / "runner" / "plugins";
-  return fs::temp_directory_path() / fmt::format("runner-plugins-{}", ::getuid());
+  return user_cache_dir("plugins");
 }
 
 std::vector<std::string> parse_depfile(const std::string& text) {
@@ -228,9 +225,10 @@ BuiltPlugin build_plugin(const fs::path& source_in, const fs::path& cache_dir) {
   const Entry entry{cache_dir / fmt::format("{}-{}", source.stem().string(), key), source_hash};
   fs::create_directories(cache_dir, ec);
   if (ec)
-    throw Refused(fmt::format("cannot create the plugin cache {}: {} (set RUNNER_PLUGIN_CACHE to "
-                              "a folder you can write)",
-                              cache_dir.string(), ec.message()));
+    throw Refused(
+        fmt::format("cannot create the plugin cache {}: {} (set RUNNER_PLUGIN_CACHE to "
+                    "a folder you can write)",
+                    cache_dir.string(), ec.message()));
   EntryLock lock(entry.dir.string() + ".lock");
   if (auto hit = read_entry(entry, built)) return *hit;
 
@@ -287,8 +285,8 @@ BuiltPlugin build_plugin(const fs::path& source_in, const fs::path& cache_dir) {
   fs::create_directories(entry.dir, ec);
   fs::rename(paths.library, entry.dir / "plugin.so", ec);
   if (ec)
-    throw Refused(fmt::format("cannot write {}: {}", (entry.dir / "plugin.so").string(),
-                              ec.message()));
+    throw Refused(
+        fmt::format("cannot write {}: {}", (entry.dir / "plugin.so").string(), ec.message()));
   write_file_atomically(entry.dir / "plugin.json", meta.dump(2) + "\n");
   fs::remove_all(work, ec);
   built.library = entry.dir / "plugin.so";

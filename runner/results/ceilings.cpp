@@ -2,12 +2,45 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 namespace runner {
 
 namespace {
 
 void set_pct(Record& r, const char* key, double value, double ceiling) {
   if (value > 0 && ceiling > 0) r[key] = 100.0 * value / ceiling;
+}
+
+}  // namespace
+
+bool fits_in_cache(const Record& r, std::int64_t cache_bytes) {
+  const double bytes = number_or(r, "gbps") * 1e9 * number_or(r, "time_ms_median") * 1e-3;
+  return cache_bytes > 0 && bytes > 0 && bytes <= static_cast<double>(cache_bytes);
+}
+
+namespace {
+
+// A calibration document's account of itself.
+Ceilings::State state_of(const nlohmann::json& doc, std::int64_t cache_bytes) {
+  Ceilings::State s;
+  if (!doc.is_object()) return s;
+  s.measured = doc.value("measured", "");
+  s.cache_bytes = cache_bytes;
+  const auto verdict = doc.find("verdict");
+  if (verdict != doc.end() && verdict->is_object() &&
+      verdict->value("state", "quiet") == "provisional") {
+    const auto reasons = verdict->value("reasons", nlohmann::json::array());
+    s.under_load = reasons.empty() || !reasons[0].is_string() ? std::string("noisy")
+                                                              : reasons[0].get<std::string>();
+  }
+  const auto stale = doc.find("stale");
+  if (stale != doc.end() && stale->is_object()) s.stale = stale->value("reason", "a point beat it");
+  return s;
+}
+
+std::string mib(double bytes) {
+  return fmt::format("{:.1f} MiB", bytes / 1048576.0);
 }
 
 }  // namespace
@@ -35,7 +68,16 @@ Ceilings::Ceilings(const nlohmann::json& calibration) {
       if (item.value().is_number()) gpu_[item.key()] = item.value().get<double>();
   if (theoretical_bw_gbps_ <= 0 && gpu_.count("theoretical_bw_gbps"))
     theoretical_bw_gbps_ = gpu_["theoretical_bw_gbps"];
+  if (gpu != calibration.end()) {
+    const auto info = gpu->find("gpu");
+    gpu_state_ = state_of(*gpu, info != gpu->end() && info->is_object()
+                                    ? static_cast<std::int64_t>(number_or(*info, "l2_bytes"))
+                                    : 0);
+  }
   const auto cpu = calibration.find("cpu");
+  if (cpu != calibration.end())
+    cpu_state_ =
+        state_of(*cpu, static_cast<std::int64_t>(number_or(*cpu, "last_level_cache_bytes")));
   if (cpu != calibration.end() && cpu->is_object() && cpu->contains("ceilings") &&
       (*cpu)["ceilings"].is_array()) {
     for (const auto& row : (*cpu)["ceilings"]) {
@@ -80,6 +122,35 @@ void Ceilings::apply(Record& r, const Registry& registry) const {
     set_pct(r, "pct_peak_flops", gflops,
             at_threads(dtype == "double" ? cpu_dgemm_gflops_ : cpu_sgemm_gflops_, threads));
   }
+  const bool flops_above = number_or(r, "pct_peak_flops") > 100,
+             bandwidth_above = number_or(r, "pct_peak_bw") > 100;
+  if (flops_above || bandwidth_above)
+    r["ceiling_note"] =
+        note(r, backend == "cpu" ? cpu_state_ : gpu_state_, flops_above, bandwidth_above);
+}
+
+std::string Ceilings::note(const Record& r, const State& state, bool flops_above,
+                           bool bandwidth_above) const {
+  const char* which = flops_above && bandwidth_above ? "compute and bandwidth ceilings"
+                      : flops_above                  ? "compute ceiling"
+                                                     : "bandwidth ceiling";
+  if (!state.under_load.empty())
+    return fmt::format(
+        "above a {} measured under load ({}): the ceiling is too low; `runner "
+        "calibrate` on a quiet machine measures it again",
+        which, state.under_load);
+  if (!state.stale.empty())
+    return fmt::format("above a stale {} ({}): the next run measures it again", which, state.stale);
+  if (!flops_above && fits_in_cache(r, state.cache_bytes))
+    return fmt::format(
+        "its {} fit in the {} {} cache: faster than the copy through memory that the bandwidth "
+        "ceiling measures",
+        mib(number_or(r, "gbps") * 1e6 * number_or(r, "time_ms_median")), mib(state.cache_bytes),
+        r.value("backend", "") == "cpu" ? "last-level" : "L2");
+  return fmt::format(
+      "above the {} calibrated {}: the ceiling is stale, or this problem suits the hardware "
+      "better than the calibration's (`runner calibrate --check`)",
+      which, state.measured.empty() ? "before" : "on " + state.measured);
 }
 
 }  // namespace runner

@@ -8,8 +8,14 @@
 //                       precision is tf32; CPU: OpenBLAS SGEMM / DGEMM at its thread count
 //   pct_theoretical_bw  gbps in % of memory clock × bus width × 2 (CUDA points; not measured)
 // A ceiling is a figure, not a law: a kernel that beats cuBLAS's copy, or a CPU kernel at a size
-// where OpenBLAS does better than at the calibrated one, shows more than 100 %.
+// where OpenBLAS does better than at the calibrated one, shows more than 100 %. Such a record
+// says why in `ceiling_note`, so that no percentage above 100 stands unexplained: the ceiling was
+// measured under load (a provisional calibration), it is stale (a run's point beat it before), the
+// problem fits in a cache the copy does not, or none of these (then the ceiling is suspect:
+// `runner calibrate --check`).
+#include <cstdint>
 #include <map>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -24,15 +30,31 @@ namespace runner {
 // empty table. `table` is sorted by thread count.
 double at_threads(const std::vector<std::pair<int, double>>& table, double threads);
 
+// Whether the bytes a point moves (gbps × its median) fit in `cache_bytes`: then it may well move
+// them faster than the copy through memory that the bandwidth ceiling measures.
+bool fits_in_cache(const Record& r, std::int64_t cache_bytes);
+
 class Ceilings {
  public:
   Ceilings() = default;
   // From calibration_for_run()'s document; what is missing in it is simply not applied.
   explicit Ceilings(const nlohmann::json& calibration);
-  // Adds the pct fields to an ok record that has gbps / gflops, when the ceiling is known.
+  // Adds the pct fields to an ok record that has gbps / gflops, when the ceiling is known, and
+  // ceiling_note where one is above 100.
   void apply(Record& r, const Registry& registry) const;
 
+  // What a backend's calibration says of itself, for notes: its verdict and staleness.
+  struct State {
+    std::string measured;          // when
+    std::string under_load;        // a provisional calibration: its first reason; else empty
+    std::string stale;             // a stale one: why; else empty
+    std::int64_t cache_bytes = 0;  // the last-level cache (CPU) or L2 (GPU) of the device
+  };
+
  private:
+  std::string note(const Record& r, const State& state, bool flops_above,
+                   bool bandwidth_above) const;
+  State cpu_state_, gpu_state_;
   std::map<std::string, double>
       gpu_;  // copy_gbps, fp32_fma_gflops, ... (runner/measure/calibration.cpp)
   double theoretical_bw_gbps_ = 0;

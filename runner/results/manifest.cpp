@@ -4,6 +4,7 @@
 #include <map>
 
 #include "runner/measure/environment.hpp"  // utc_now
+#include "runner/measure/host_facts.hpp"
 #include "runner/results/record_files.hpp"
 
 namespace runner {
@@ -14,8 +15,11 @@ Manifest::Manifest(std::filesystem::path dir, std::string file_name)
 nlohmann::ordered_json Manifest::point_list(const std::vector<Point>& points) {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const auto& p : points)
-    list.push_back({{"point_id", p.id()}, {"key", p.key()}, {"kernel", p.kernel},
-                    {"variant", p.variant}, {"is_baseline", p.is_baseline}});
+    list.push_back({{"point_id", p.id()},
+                    {"key", p.key()},
+                    {"kernel", p.kernel},
+                    {"variant", p.variant},
+                    {"is_baseline", p.is_baseline}});
   return list;
 }
 
@@ -42,6 +46,12 @@ void Manifest::write(const std::string& state, const std::vector<Record>& record
   for (const auto& r : records) ++counts[r.value("status", "")];
   doc_["counts"] = counts;
   doc_["records"] = records.size();
+  // The load as the run starts and as it ends (each write updates the end): with the
+  // environment's governor and caches, why a run was noisy (1, 5 and 15 minutes).
+  const auto load = load_average();
+  const nlohmann::ordered_json now = {load[0], load[1], load[2]};
+  if (!doc_.contains("load_average")) doc_["load_average"] = {{"start", now}, {"end", nullptr}};
+  if (state != "running") doc_["load_average"]["end"] = now;
   write_file_atomically(path(), doc_.dump(2) + "\n");
 }
 

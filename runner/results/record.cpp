@@ -11,10 +11,14 @@ namespace runner {
 
 std::string_view status_name(Status s) {
   switch (s) {
-    case Status::ok: return "ok";
-    case Status::failed: return "failed";
-    case Status::skipped: return "skipped";
-    case Status::invalid: return "invalid";
+    case Status::ok:
+      return "ok";
+    case Status::failed:
+      return "failed";
+    case Status::skipped:
+      return "skipped";
+    case Status::invalid:
+      return "invalid";
   }
   return "?";
 }
@@ -48,7 +52,9 @@ std::string csv_cell(const nlohmann::ordered_json& value) {
   if (value.is_number_float()) {
     const double d = value.get<double>();
     if (!std::isfinite(d)) return d > 0 ? "inf" : (d < 0 ? "-inf" : "nan");
-    return fmt::format("{:.9g}", d);
+    // The shortest text that reads back as the same double, as records.jsonl holds it: cut to 9
+    // digits, a max_rel_err just under its verify_tolerance could read as just over it.
+    return fmt::format("{}", d);
   }
   return csv_escape(value.dump());
 }

@@ -23,7 +23,8 @@ std::vector<std::string> csv_columns(const std::vector<Record>& records);
 
 // RFC 4180: a field with a comma, quote, CR or LF is quoted and its quotes doubled.
 std::string csv_escape(std::string_view field);
-// A JSON value as a CSV cell: null → empty, strings unquoted (then escaped), numbers as JSON.
+// A JSON value as a CSV cell: null → empty, strings unquoted (then escaped), numbers as the
+// shortest text that reads back as the same value (what records.jsonl holds).
 std::string csv_cell(const nlohmann::ordered_json& value);
 // One CSV line (CRLF-terminated): the header of `columns`, or a record's cells in that order.
 std::string csv_header(const std::vector<std::string>& columns);

@@ -9,6 +9,11 @@ bool is_ok(const Record& r) {
   return r.value("status", "") == "ok";
 }
 
+// The thread count of an OpenMP point; 0 for any other.
+double threads_of(const Record& r) {
+  return r.value("backend", "") == "cpu" ? number_or(r, "threads", 0) : 0;
+}
+
 // The device a record was measured on, as far as ratios go: "cpu", or the GPU's UUID, so that no
 // ratio mixes two GPUs of a run spread over several (runner/run/device_scheduler.hpp).
 std::string device_of(const Record& r) {
@@ -18,6 +23,19 @@ std::string device_of(const Record& r) {
 }
 }  // namespace
 
+std::string scaling_key(const Record& r) {
+  std::string key;
+  const std::string point_key = r.value("point_key", "");
+  for (std::size_t start = 0; start <= point_key.size();) {
+    std::size_t end = point_key.find(' ', start);
+    if (end == std::string::npos) end = point_key.size();
+    const std::string_view word(point_key.data() + start, end - start);
+    if (!word.starts_with("threads=")) key += (key.empty() ? "" : " ") + std::string(word);
+    start = end + 1;
+  }
+  return key + "|" + r.value("plugin", "");
+}
+
 void RelativeMetrics::observe(const Record& r) {
   if (!is_ok(r)) return;
   if (r.value("is_baseline", false))
@@ -26,6 +44,7 @@ void RelativeMetrics::observe(const Record& r) {
   if (k && !k->ceiling_variant.empty() && r.value("variant", "") == k->ceiling_variant)
     ceiling_gbps_[problem_key_of(r) + "|" + r.value("backend", "") + "|" + device_of(r)] =
         number_or(r, "gbps", 0);
+  if (threads_of(r) == 1) one_thread_ms_[scaling_key(r)] = number_or(r, "time_ms_median", 0);
 }
 
 void RelativeMetrics::apply(Record& r) const {
@@ -45,6 +64,13 @@ void RelativeMetrics::apply(Record& r) const {
     const double warps =
         std::min(number_or(r, "launch_warps", 0), number_or(r, "resident_warps", 0));
     if (r.value("backend", "") == "cuda" && warps > 0) r["efficiency"] = speedup / warps;
+  }
+  // Strong scaling: against the variant's own time at one thread, whatever the baseline. The
+  // matrix runs a variant's one-thread point of a problem before its others (runner/spec/matrix).
+  if (const double threads = threads_of(r); threads > 0 && median > 0) {
+    const auto one = one_thread_ms_.find(scaling_key(r));
+    if (one != one_thread_ms_.end() && one->second > 0)
+      r["scaling_efficiency"] = one->second / (threads * median);
   }
   const KernelInfo* k = registry_.find(r.value("kernel", ""));
   if (k && !k->ceiling_variant.empty()) {

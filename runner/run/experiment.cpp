@@ -37,6 +37,7 @@
 #include "runner/results/manifest.hpp"
 #include "runner/results/record_files.hpp"
 #include "runner/results/relative_metrics.hpp"
+#include "runner/results/stale_ceilings.hpp"
 #include "runner/results/summary.hpp"
 #include "runner/run/device_scheduler.hpp"
 #include "runner/run/device_slots.hpp"
@@ -160,7 +161,8 @@ bool is_device_fault(const Record& r) {
 // the GPU runtime.
 nlohmann::ordered_json calibration_for_gpu(const std::filesystem::path& dir,
                                            const nlohmann::json& env,
-                                           const WorkerPlacement& placement, bool measure) {
+                                           const WorkerPlacement& placement, bool measure,
+                                           const std::filesystem::path& results_folder) {
   const char* before = std::getenv(placement.visibility_variable.c_str());
   const std::optional<std::string> saved =
       before ? std::optional<std::string>(before) : std::nullopt;
@@ -168,7 +170,7 @@ nlohmann::ordered_json calibration_for_gpu(const std::filesystem::path& dir,
     ::setenv(placement.visibility_variable.c_str(), placement.visible_gpu->c_str(), 1);
   CalibrationNeeds needs;
   needs.gpu = true;
-  nlohmann::ordered_json c = calibration_for_run(dir, env, needs, measure);
+  nlohmann::ordered_json c = calibration_for_run(dir, env, needs, measure, results_folder);
   if (saved)
     ::setenv(placement.visibility_variable.c_str(), saved->c_str(), 1);
   else
@@ -230,11 +232,11 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
     // visibility list would put two workers on one GPU, and every figure would be wrong.
     const std::string seen = g["device"].is_object() ? g["device"].value("uuid", "") : "";
     if (!seen.empty() && !slot.gpu->uuid.empty() && seen != slot.gpu->uuid)
-      throw Refused(fmt::format("the worker of {} sees the GPU {}, not {}: {}={} did not give it "
-                                "its GPU; nothing was run",
-                                slot.label(), seen, slot.gpu->uuid,
-                                slot.placement.visibility_variable,
-                                slot.placement.visible_gpu.value_or("")));
+      throw Refused(
+          fmt::format("the worker of {} sees the GPU {}, not {}: {}={} did not give it "
+                      "its GPU; nothing was run",
+                      slot.label(), seen, slot.gpu->uuid, slot.placement.visibility_variable,
+                      slot.placement.visible_gpu.value_or("")));
     gpus_used.push_back(g);
     // The run's GPU, for the manifest's readers and the identity: the first that started.
     if (!slot.hello.is_null() && !env["gpu"].value("present", false))
@@ -251,9 +253,11 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
   if (claim.had_results)
     check_resume_compatible(manifest.path(), identity, records_exist, options.force_mix);
 
-  // Ceilings: the CPU's, and each GPU's, measured by a child that sees only that GPU.
-  const nlohmann::ordered_json calibration = calibration_for_run(
-      options.calibration_dir, env, calibration_needs(points, registry, env), options.calibrate);
+  // Ceilings: the CPU's, and each GPU's, measured by a child that sees only that GPU; the run
+  // keeps a copy of each in its folder.
+  const nlohmann::ordered_json calibration =
+      calibration_for_run(options.calibration_dir, env, calibration_needs(points, registry, env),
+                          options.calibrate, options.out_dir);
   if (interrupt_requested()) return stopped_before_start();
   std::map<int, Ceilings> ceilings;
   ceilings.emplace(DeviceScheduler::kCpuSlot, Ceilings(calibration));
@@ -262,8 +266,8 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
     if (!slot.gpu || slot.hello.is_null()) continue;
     nlohmann::json slot_env = env;
     slot_env["gpu"] = slot.hello["gpu"];
-    const nlohmann::ordered_json c =
-        calibration_for_gpu(options.calibration_dir, slot_env, slot.placement, options.calibrate);
+    const nlohmann::ordered_json c = calibration_for_gpu(
+        options.calibration_dir, slot_env, slot.placement, options.calibrate, options.out_dir);
     ceilings.emplace(slot.id, Ceilings(c));
     gpu_calibrations.push_back({{"gpu_index", slot.gpu->index}, {"calibration", c}});
   }
@@ -277,6 +281,7 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
   manifest.add("calibration", calibration);
   if (!gpu_calibrations.empty()) manifest.add("gpu_calibrations", gpu_calibrations);
   if (!options.plugins.empty()) manifest.add("plugins", options.plugins);
+  if (!options.selection.is_null()) manifest.add("selection", options.selection);
   if (claim.had_results) manifest.continue_from(manifest.path());
 
   std::vector<Record> kept;
@@ -475,6 +480,10 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
     print_quietly([&] { print_folder_lost(*folder_lost, files.records().size(), spec, options); });
     return exit_code::kRefused;
   }
+  // The machine's store learns what these points reached (runner/results/stale_ceilings.hpp).
+  note_points_against_ceilings(calibration, files.records());
+  for (const auto& g : gpu_calibrations)
+    note_points_against_ceilings(g["calibration"], files.records());
   const bool interrupted = interrupt_requested();
   bool finished_files = true;
   try {

@@ -22,9 +22,10 @@ struct RunOptions {
   bool resume = false;            // skip points already ok in out_dir
   bool force_mix = false;         // resume even if the config, build or device changed
   Progress::Mode progress = Progress::Mode::off;  // on stderr (runner/run/progress.hpp)
-  // Where the measured ceilings are (runner/measure/calibration.hpp); with `calibrate`, those of
-  // the run's devices are measured first when missing.
-  std::filesystem::path calibration_dir = "results/calibration";
+  // Where the measured ceilings are (runner/measure/calibration_store.hpp; empty: this machine's
+  // store, whatever the working folder); with `calibrate`, those of the run's devices are
+  // measured first when missing, stale, or measured under load while the machine is quiet now.
+  std::filesystem::path calibration_dir;
   bool calibrate = true;
   // The config's plugins as loaded (runner/plugin/plugins.hpp plugins_manifest): kept in the
   // manifest; a resume refuses a plugin that changed since.
@@ -35,6 +36,9 @@ struct RunOptions {
   std::vector<GpuDevice> gpus;
   GpuInventory gpu_inventory;
   GpuMode gpu_mode = GpuMode::spread;
+  // --only / --set (runner/spec/point_filter.hpp): kept in the manifest, which a resume reads
+  // them from; null for the whole config.
+  nlohmann::json selection;
 };
 
 // Runs `points` into options.out_dir, each in a worker process (runner/run/worker_process.hpp) so

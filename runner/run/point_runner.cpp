@@ -96,6 +96,9 @@ Record base_record(const ExperimentSpec& spec, const Point& p, const VariantInfo
   r["point_key"] = p.key();
   r["node"] = env.slurm_node.empty() ? env.host : env.slurm_node;
   r["plugin"] = v ? v->plugin : "";
+  // An OpenMP point says whether it has more threads than cores either way, also when it failed
+  // or was skipped: an empty cell would read as "not known", not as "no".
+  if (p.threads) r["oversubscribed"] = *p.threads > env.cores;
   // Every other column stays empty until the point is measured (canonical_record adds them).
   return r;
 }
@@ -129,7 +132,6 @@ Record measure_point(const ExperimentSpec& spec, const Point& point, const Regis
   if (point.threads) {
     omp_set_num_threads(*point.threads);
     if (*point.threads > env.cores) {
-      r["oversubscribed"] = true;
       r["message"] =
           fmt::format("oversubscribed: {} threads on {} cores", *point.threads, env.cores);
     }

@@ -19,6 +19,7 @@
 #include "runner/results/manifest.hpp"
 #include "runner/results/record_files.hpp"
 #include "runner/run/output_dir.hpp"
+#include "runner/run/resume_selection.hpp"
 #include "runner/slurm/array_indices.hpp"
 #include "runner/slurm/array_plan.hpp"
 #include "runner/slurm/run_lock.hpp"
@@ -126,6 +127,8 @@ void check_arguments(const SubmitArguments& a) {
   if (a.throttle && *a.throttle < 0)
     throw std::invalid_argument(
         fmt::format("--throttle must be positive (0: no limit), got {}", *a.throttle));
+  if (a.time)
+    if (const auto why = time_limit_problem(*a.time)) throw std::invalid_argument("--time " + *why);
   if (a.mem && *a.mem != "none")
     if (const auto why = memory_size_problem(*a.mem))
       throw std::invalid_argument(fmt::format("--mem {}; --mem none for no line", *why));
@@ -146,6 +149,8 @@ void check_settings(const JobSettings& s) {
                                     {s.job_name, "job name"}})
     require_plain_value(value, what);
   // Checked again here: a resume takes them from the manifest, which may have been edited.
+  if (!s.time.empty())
+    if (const auto why = time_limit_problem(s.time)) throw std::invalid_argument("time " + *why);
   if (!s.mem.empty())
     if (const auto why = memory_size_problem(s.mem)) throw std::invalid_argument("mem " + *why);
   if (!s.exclude.empty())
@@ -228,8 +233,13 @@ RenderedSubmission render(const SlurmRun& run, Submission sub, bool force_mix,
     fields["num_shards"] = std::to_string(run.num_shards());
     fields["config"] = run.config_copy().string();
     // Every shard runs with --resume (in the template): a shard Slurm requeues keeps what it
-    // recorded. --force-mix lets a resumed shard accept records of another build.
-    fields["runner_args"] = force_mix ? "--force-mix" : "";
+    // recorded. --force-mix lets a resumed shard accept records of another build; --only and
+    // --set make every shard expand the plan the run was submitted with.
+    std::string runner_args = force_mix ? "--force-mix" : "";
+    for (const auto& word :
+         PointSelection::from_json(run.document().value("selection", nlohmann::json())).arguments())
+      runner_args += (runner_args.empty() ? "" : " ") + shell_quote(word);
+    fields["runner_args"] = runner_args;
     fields["shard_map"] = a.shard_map.empty() ? "" : (run.dir() / a.shard_map).string();
     fields["gres_line"] = sbatch_line("--gres", s.gres);
     fields["constraint_line"] = sbatch_line("--constraint", s.constraint);
@@ -432,7 +442,7 @@ int submit_run(const SubmitArguments& args) {
   // Plugins are built here, on the login node, before anything is queued: a compile error costs
   // no job, and the shards load the copies made below (never the sources, which may change).
   const auto plugins = plugin::load_plugins(spec, Registry::instance());
-  const std::vector<Point> points = expand(spec, Registry::instance());
+  const std::vector<Point> points = selected_points(spec, args.selection, Registry::instance());
   const int tasks = args.tasks.value_or(1);
   if (tasks < 1 || static_cast<std::size_t>(tasks) > points.size())
     throw std::invalid_argument(
@@ -479,6 +489,7 @@ int submit_run(const SubmitArguments& args) {
   doc["runner_revision"] = build_info::kGitRevision;
   doc["submit_host"] = environment().host;
   doc["points"] = point_list;
+  if (!args.selection.empty()) doc["selection"] = args.selection.to_json();
   if (!plugins.empty()) doc["plugins"] = plugin::plugins_manifest(plugins);
   doc["slurm"] = {{"num_shards", tasks},
                   {"runner", runner_executable().string()},
@@ -554,7 +565,9 @@ int resubmit_run(const SubmitArguments& args) {
   // plan that was submitted, or --resume would run (and skip) the wrong points.
   const ExperimentSpec spec = load_config(run.config_copy());
   plugin::load_plugins(spec, Registry::instance(), {.quiet = true, .submitted_run = dir});
-  const std::vector<Point> points = expand(spec, Registry::instance());
+  const PointSelection selection =
+      resumed_selection(dir / "manifest.json", args.selection);  // the run's --only / --set
+  const std::vector<Point> points = selected_points(spec, selection, Registry::instance());
   const std::vector<int> assignment =
       shard_assignment(points, run.num_shards(), Registry::instance());
   bool same_plan = points.size() == run.points().size();

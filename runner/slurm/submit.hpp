@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "runner/spec/point_filter.hpp"
+
 namespace runner::slurm {
 
 // `runner submit` as typed: every option is optional, so that the YAML `slurm:` section (first
@@ -17,6 +19,8 @@ struct SubmitArguments {
   std::vector<std::string> sbatch_options;  // after "--": one #SBATCH line each
   bool dry_run = false;                     // render and print, submit nothing
   bool force_mix = false;                   // --resume with another build of the runner
+  // --only / --set: the points of the run (recorded in its manifest; the shards get them too).
+  PointSelection selection;
 };
 
 // Expands the matrix, makes the run directory (config copy, manifest with the plan, rendered

@@ -358,7 +358,7 @@ class ConfigParser : public YamlReader {
       else if (key == "qos")
         s.qos = scalar(v, "slurm.qos");
       else if (key == "time")
-        s.time = scalar(v, "slurm.time");
+        s.time = checked(v, "slurm.time", time_limit_problem);
       else if (key == "gres")
         s.gres = scalar(v, "slurm.gres");
       else if (key == "constraint")
@@ -452,7 +452,7 @@ class ConfigParser : public YamlReader {
     for_each_key(
         root, "the config", [&](const std::string& key, const YAML::Node& k, const YAML::Node& v) {
           if (key == "experiment") {
-            spec.experiment = scalar(v, "experiment");
+            spec.experiment = name_scalar(v, "experiment");
             for (char c : spec.experiment)
               if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ||
                     c == '.'))
@@ -563,6 +563,20 @@ ExperimentSpec parse_config(const std::string& text, const std::string& file_nam
   spec.file = file_name;
   spec.text = text;
   return spec;
+}
+
+std::vector<LocatedValue> parse_axis_values(Axis axis, const std::string& text,
+                                            const std::string& origin) {
+  ConfigParser parser(origin);
+  YAML::Node node;
+  try {
+    node = YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    throw ConfigError(origin, 0, 0, "YAML syntax error: " + e.msg);
+  }
+  if (!node.IsDefined() || node.IsNull())
+    throw ConfigError(origin, 0, 0, fmt::format("axis '{}' has no values", axis_name(axis)));
+  return parser.values(axis, node);
 }
 
 ExperimentSpec load_config(const std::filesystem::path& file) {

@@ -88,4 +88,11 @@ struct ExperimentSpec {
 ExperimentSpec load_config(const std::filesystem::path& file);
 ExperimentSpec parse_config(const std::string& text, const std::string& file_name);
 
+// The values of one axis written as a sweep writes them: one value, a list, ranges ("256",
+// "[256, 512]", "{pow2: [128, 1024]}", "[omp_naive, openblas]"), in YAML flow syntax. `origin`
+// names where the text came from in a ConfigError ("--only size=..."). The command line's point
+// selection reads its values with it (runner/spec/point_filter.hpp).
+std::vector<LocatedValue> parse_axis_values(Axis axis, const std::string& text,
+                                            const std::string& origin);
+
 }  // namespace runner

@@ -10,6 +10,7 @@
 #include "runner/spec/config.hpp"
 #include "runner/spec/config_keys.hpp"
 #include "runner/spec/integer_range.hpp"
+#include "runner/spec/slurm_values.hpp"
 #include "runner/spec/yaml_reader.hpp"
 
 namespace runner {
@@ -121,9 +122,13 @@ Json slurm_schema() {
           {"description", "Further sbatch options, verbatim: one or a list."},
           {"anyOf", {def_ref("text"), {{"type", "array"}, {"items", def_ref("text")}}}}};
     else if (key == "time")
-      properties[key] = {
-          {"description", "sbatch time limit; quote it (\"00:30:00\"), or YAML reads a number."},
-          {"$ref", "#/$defs/text"}};
+      properties[key] = {{"description",
+                          "sbatch time limit: minutes, or quoted \"01:30:00\", \"2-00:00:00\", "
+                          "UNLIMITED (unquoted, "
+                          "YAML 1.1 reads 01:30:00 as a number)."},
+                         {"anyOf",
+                          {{{"type", "string"}, {"pattern", std::string(kTimeLimitPattern)}},
+                           {{"type", "integer"}, {"minimum", 0}}}}};
     else if (key == "partition" || key == "account" || key == "qos" || key == "gres" ||
              key == "constraint")
       properties[key] = {{"description", fmt::format("sbatch --{}.", key)},

@@ -27,10 +27,14 @@ std::optional<LocatedValue> builtin_default(Axis axis) {
   return LocatedValue{make(), {}};
 }
 
-void assign(Point& p, Axis axis, const AxisValue& v) { describe(axis).assign(p, v); }
+void assign(Point& p, Axis axis, const AxisValue& v) {
+  describe(axis).assign(p, v);
+}
 
 // Whether a point has this axis value (an exclude entry or a baseline's fixed value matches).
-bool has_value(const Point& p, Axis axis, const AxisValue& v) { return describe(axis).matches(p, v); }
+bool has_value(const Point& p, Axis axis, const AxisValue& v) {
+  return describe(axis).matches(p, v);
+}
 
 std::vector<Axis> axes_of(const KernelInfo& k, const VariantInfo& v) {
   std::vector<Axis> axes = k.axes;
@@ -46,7 +50,8 @@ bool supports(const KernelInfo& k, const VariantInfo& v, Dtype d) {
 
 class Expander {
  public:
-  Expander(const ExperimentSpec& spec, const Registry& registry) : spec_(spec), registry_(registry) {}
+  Expander(const ExperimentSpec& spec, const Registry& registry)
+      : spec_(spec), registry_(registry) {}
 
   [[noreturn]] void fail(Location at, const std::string& what) const {
     throw ConfigError(spec_.file.string(), at.line, at.column, what);
@@ -70,9 +75,13 @@ class Expander {
   // Normalises and checks a point that has a value for every axis it uses.
   void finish(Point& p, const KernelInfo& k, Location size_at) const {
     if (p.size) {
-      if (!k.uses(Axis::size)) p.size.reset();
-      else if (k.name != "gemm") p.size->k = 0;  // 2-D problems have no k
-      else if (p.size->k == 0) fail(size_at, fmt::format("size of a gemm needs k: {{m: {}, n: {}, k: K}}", p.size->m, p.size->n));
+      if (!k.uses(Axis::size))
+        p.size.reset();
+      else if (k.name != "gemm")
+        p.size->k = 0;  // 2-D problems have no k
+      else if (p.size->k == 0)
+        fail(size_at,
+             fmt::format("size of a gemm needs k: {{m: {}, n: {}, k: K}}", p.size->m, p.size->n));
     }
     const double bytes = k.bytes ? k.bytes(p) : 0.0;
     if (!(bytes < 9.2e18))
@@ -90,9 +99,13 @@ class Expander {
     for (const auto& [axis, values] : sweep.axes) listed[axis] = &values;
 
     std::vector<LocatedValue> kernels;
-    if (listed.count(Axis::kernel)) kernels = *listed[Axis::kernel];
-    else if (spec_.defaults.count(Axis::kernel)) kernels = {spec_.defaults.at(Axis::kernel)};
-    else fail(sweep.where, "this sweep has no kernel: set 'kernel: NAME' at the top level or in the sweep");
+    if (listed.count(Axis::kernel))
+      kernels = *listed[Axis::kernel];
+    else if (spec_.defaults.count(Axis::kernel))
+      kernels = {spec_.defaults.at(Axis::kernel)};
+    else
+      fail(sweep.where,
+           "this sweep has no kernel: set 'kernel: NAME' at the top level or in the sweep");
 
     std::set<Axis> used_by_some;
     used_by_some.insert(Axis::kernel);
@@ -116,14 +129,17 @@ class Expander {
               elsewhere = true;
           if (elsewhere) continue;
           const std::string hint = closest_match(name, variant_names(k));
-          fail(lv.where, fmt::format("unknown variant '{}' of kernel '{}'{} (known: {})", name, k.name,
-                                     hint.empty() ? "" : fmt::format(", did you mean '{}'?", hint),
-                                     fmt::join(variant_names(k), ", ")));
+          fail(lv.where,
+               fmt::format("unknown variant '{}' of kernel '{}'{} (known: {})", name, k.name,
+                           hint.empty() ? "" : fmt::format(", did you mean '{}'?", hint),
+                           fmt::join(variant_names(k), ", ")));
         }
       } else if (spec_.defaults.count(Axis::variant)) {
         const auto& lv = spec_.defaults.at(Axis::variant);
         const auto* v = k.find_variant(std::get<std::string>(lv.value));
-        if (!v) fail(lv.where, fmt::format("unknown variant '{}' of kernel '{}'", to_string(lv.value), k.name));
+        if (!v)
+          fail(lv.where,
+               fmt::format("unknown variant '{}' of kernel '{}'", to_string(lv.value), k.name));
         variants.push_back(v);
       } else {
         for (const auto& v : k.variants) variants.push_back(&v);
@@ -132,16 +148,24 @@ class Expander {
       for (const VariantInfo* v : variants) {
         const std::vector<Axis> axes = axes_of(k, *v);
         for (Axis a : axes) used_by_some.insert(a);
-        // Values per used axis: the sweep's list, else the top-level default, else the built-in one.
+        // Values per used axis: the sweep's list, else the top-level default, else the built-in
+        // one.
         std::vector<std::pair<Axis, std::vector<LocatedValue>>> dims;
         Location size_at = sweep.where;
         for (Axis a : axes) {
           std::vector<LocatedValue> vals;
-          if (listed.count(a)) vals = *listed[a];
-          else if (spec_.defaults.count(a)) vals = {spec_.defaults.at(a)};
-          else if (auto d = builtin_default(a)) vals = {*d};
-          else fail(sweep.where, fmt::format("variant '{}' of '{}' needs a value for '{}': list it in this sweep or set it at the top level", v->name, k.name, axis_name(a)));
-          if (a == Axis::size && !vals.empty() && vals.front().where.line > 0) size_at = vals.front().where;
+          if (listed.count(a))
+            vals = *listed[a];
+          else if (spec_.defaults.count(a))
+            vals = {spec_.defaults.at(a)};
+          else if (auto d = builtin_default(a))
+            vals = {*d};
+          else
+            fail(sweep.where, fmt::format("variant '{}' of '{}' needs a value for '{}': list it in "
+                                          "this sweep or set it at the top level",
+                                          v->name, k.name, axis_name(a)));
+          if (a == Axis::size && !vals.empty() && vals.front().where.line > 0)
+            size_at = vals.front().where;
           dims.emplace_back(a, std::move(vals));
         }
         std::size_t combinations = 1;  // saturates just above the cap
@@ -149,8 +173,10 @@ class Expander {
           combinations = std::min(combinations, kMaxPoints + 1) * dim.second.size();
         planned_ += std::min(combinations, kMaxPoints + 1);
         if (planned_ > kMaxPoints)
-          fail(sweep.where, fmt::format("the sweeps expand to more than {} points: split the experiment "
-                                        "into several configs", kMaxPoints));
+          fail(sweep.where,
+               fmt::format("the sweeps expand to more than {} points: split the experiment "
+                           "into several configs",
+                           kMaxPoints));
         std::vector<std::size_t> index(dims.size(), 0);
         while (true) {
           Point p;
@@ -178,7 +204,8 @@ class Expander {
     }
     for (const auto& [axis, values] : sweep.axes)
       if (!used_by_some.count(axis))
-        fail(values.front().where, fmt::format("axis '{}' is not used by any variant of this sweep", axis_name(axis)));
+        fail(values.front().where,
+             fmt::format("axis '{}' is not used by any variant of this sweep", axis_name(axis)));
     if (generated == 0)
       fail(sweep.where, "this sweep expands to no point (no variant supports the listed dtypes?)");
   }
@@ -242,7 +269,8 @@ class Expander {
     check_exclude_names();
     exclude_matches_.assign(spec_.excludes.size(), 0);
     std::erase_if(points_, [&](const Point& p) { return excluded(p); });
-    if (points_.empty()) fail(Location{1, 1}, "the sweeps less the excluded points leave nothing to run");
+    if (points_.empty())
+      fail(Location{1, 1}, "the sweeps less the excluded points leave nothing to run");
   }
 
   // After baselines are added (excludes apply to them too): an entry that matched no point is a
@@ -293,7 +321,9 @@ class Expander {
     if (!any_kernel) {
       std::set<std::string> names;
       for (const Point& p : points_) names.insert(p.kernel);
-      fail(b.where, fmt::format("baseline variant '{}' exists in none of the kernels of this config ({})", b.variant, fmt::join(names, ", ")));
+      fail(b.where,
+           fmt::format("baseline variant '{}' exists in none of the kernels of this config ({})",
+                       b.variant, fmt::join(names, ", ")));
     }
     // A fixed value on an axis the baseline variant does not use would be dropped in silence.
     for (const auto& [axis, value] : b.fixed) {
@@ -314,9 +344,12 @@ class Expander {
                                       axis_name(axis), b.variant, fmt::join(axes_used, ", ")));
     }
     for (auto& base : extra) {
-      auto it = std::find_if(points_.begin(), points_.end(), [&](const Point& p) { return p.key() == base.key(); });
-      if (it != points_.end()) it->is_baseline = true;
-      else add(std::move(base));
+      auto it = std::find_if(points_.begin(), points_.end(),
+                             [&](const Point& p) { return p.key() == base.key(); });
+      if (it != points_.end())
+        it->is_baseline = true;
+      else
+        add(std::move(base));
     }
   }
 
@@ -326,7 +359,8 @@ class Expander {
     add_baselines();
     check_every_exclude_matched();
     // Execution order: groups by problem in order of first appearance; baseline, then ceiling,
-    // then the rest within a group.
+    // then the points at one thread (each variant's strong-scaling reference), then the rest
+    // within a group.
     std::map<std::string, std::size_t> group_rank;
     for (const auto& p : points_) group_rank.emplace(p.problem_key(), group_rank.size());
     auto role = [&](const Point& p) {
@@ -334,10 +368,21 @@ class Expander {
       const KernelInfo* k = registry_.find(p.kernel);
       return (k && p.variant == k->ceiling_variant) ? 1 : 2;
     };
+    // A point's strong-scaling series (every axis but threads) is placed where the series first
+    // appears, its one-thread point first: the others' scaling_efficiency is against it.
+    auto series_of = [](Point p) {
+      p.threads.reset();
+      return p.key();
+    };
+    std::map<std::string, std::size_t> series_rank;
+    for (const auto& p : points_) series_rank.emplace(series_of(p), series_rank.size());
     std::stable_sort(points_.begin(), points_.end(), [&](const Point& a, const Point& b) {
       const auto ga = group_rank.at(a.problem_key()), gb = group_rank.at(b.problem_key());
       if (ga != gb) return ga < gb;
-      return role(a) < role(b);
+      if (role(a) != role(b)) return role(a) < role(b);
+      const auto sa = series_rank.at(series_of(a)), sb = series_rank.at(series_of(b));
+      if (sa != sb) return sa < sb;
+      return a.threads == 1 && b.threads != 1;
     });
     return points_;
   }
@@ -373,7 +418,8 @@ double estimated_cost(const Point& point, const Registry& registry) {
   return 0.05 + 10.0 * per_run;  // fixed set-up cost plus ~10 samples
 }
 
-std::vector<int> shard_assignment(const std::vector<Point>& points, int count, const Registry& registry) {
+std::vector<int> shard_assignment(const std::vector<Point>& points, int count,
+                                  const Registry& registry) {
   std::vector<std::size_t> order(points.size());
   std::iota(order.begin(), order.end(), 0);
   std::vector<double> cost(points.size());
@@ -385,14 +431,16 @@ std::vector<int> shard_assignment(const std::vector<Point>& points, int count, c
   std::vector<double> load(static_cast<std::size_t>(count), 0.0);
   std::vector<int> assignment(points.size(), 0);
   for (std::size_t i : order) {
-    const auto lightest = static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+    const auto lightest =
+        static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());
     assignment[i] = static_cast<int>(lightest);
     load[lightest] += cost[i];
   }
   return assignment;
 }
 
-std::vector<Point> shard(const std::vector<Point>& points, int index, int count, const Registry& registry) {
+std::vector<Point> shard(const std::vector<Point>& points, int index, int count,
+                         const Registry& registry) {
   const auto assignment = shard_assignment(points, count, registry);
   std::vector<Point> out;
   for (std::size_t i = 0; i < points.size(); ++i)

@@ -12,7 +12,8 @@ namespace runner {
 // the axes each variant uses (so no duplicates), the experiment is the union of the sweeps less the
 // `exclude` entries, plus one baseline point per problem. Points come back in execution order:
 // grouped by problem (so inputs and reference are built once), baseline and ceiling first in each
-// group (so speedup and pct_of_copy are known when a record is written).
+// group, then the points at one thread (so speedup, pct_of_copy and scaling_efficiency are known
+// when a record is written).
 // Throws ConfigError (with the location of the offending value) for names the registry lacks,
 // axes no variant of a sweep uses, dtypes no variant supports, sizes whose bytes overflow.
 std::vector<Point> expand(const ExperimentSpec& spec, const Registry& registry);
@@ -26,7 +27,8 @@ double estimated_cost(const Point& point, const Registry& registry);
 std::vector<Point> shard(const std::vector<Point>& points, int index, int count,
                          const Registry& registry);
 
-// Which shard each point goes to (same rule as shard()); index i of the result is points[i]'s shard.
+// Which shard each point goes to (same rule as shard()); index i of the result is points[i]'s
+// shard.
 std::vector<int> shard_assignment(const std::vector<Point>& points, int count,
                                   const Registry& registry);
 

@@ -1,5 +1,7 @@
 #include "runner/spec/slurm_values.hpp"
 
+#include <regex>
+
 #include <cctype>
 
 #include <fmt/format.h>
@@ -60,6 +62,15 @@ std::optional<std::string> memory_size_problem(std::string_view value) {
   return fmt::format(
       "'{}' is not a memory size: a whole number of megabytes, or with a unit K, M, G or T "
       "(16G, 4000M, 0 for all of the node's memory)",
+      value);
+}
+
+std::optional<std::string> time_limit_problem(std::string_view value) {
+  static const std::regex pattern{std::string(kTimeLimitPattern)};
+  if (std::regex_match(value.begin(), value.end(), pattern)) return std::nullopt;
+  return fmt::format(
+      "'{}' is not a Slurm time limit: minutes (30), hours:minutes:seconds (01:30:00), "
+      "days-hours:minutes:seconds (2-00:00:00) or UNLIMITED",
       value);
 }
 

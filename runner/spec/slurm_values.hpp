@@ -18,6 +18,14 @@ std::optional<std::string> memory_size_problem(std::string_view value);
 // node[01-03],gpu7 or rack[1-2]-n[1,4-6]. nullopt when `value` is one; else why it is not.
 std::optional<std::string> hostlist_problem(std::string_view value);
 
+// `--time`: a Slurm time limit, in one of sbatch's forms: minutes, minutes:seconds,
+// hours:minutes:seconds, days-hours, days-hours:minutes, days-hours:minutes:seconds, or UNLIMITED
+// (INFINITE). The same pattern is the JSON Schema's (configs/schema.json). nullopt when `value`
+// is one; else why it is not.
+inline constexpr std::string_view kTimeLimitPattern =
+    "^([0-9]+(:[0-9]+){0,2}|[0-9]+-[0-9]+(:[0-9]+){0,2}|UNLIMITED|unlimited|INFINITE|infinite)$";
+std::optional<std::string> time_limit_problem(std::string_view value);
+
 // One line of `slurm: {setup: [...]}`: rendered verbatim into the batch scripts, so one line
 // without a NUL byte. nullopt when fine; else why not.
 std::optional<std::string> setup_line_problem(std::string_view line);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 
 namespace runner {
 
@@ -38,7 +39,32 @@ namespace {
 // Integers a double holds exactly: beyond them `1e17` is no longer the integer it looks like.
 constexpr double kExactDoubleIntegers = 9007199254740992.0;  // 2^53
 
+// YAML 1.2's hexadecimal integer, 0x followed by hex digits (no sign): its value, or nullopt
+// when `text` is not one. Out of range throws std::out_of_range.
+std::optional<std::int64_t> hexadecimal(std::string_view text) {
+  if (text.size() < 3 || text[0] != '0' || text[1] != 'x') return std::nullopt;
+  std::int64_t v = 0;
+  const auto [ptr, ec] = std::from_chars(text.data() + 2, text.data() + text.size(), v, 16);
+  if (ptr != text.data() + text.size()) return std::nullopt;
+  if (ec == std::errc::result_out_of_range) throw std::out_of_range("hexadecimal");
+  if (ec != std::errc()) return std::nullopt;
+  return v;
+}
+
 }  // namespace
+
+std::string YamlReader::name_scalar(const YAML::Node& n, std::string_view what) const {
+  const std::string s = scalar(n, what);
+  if (quoted(n)) return s;
+  const auto& words = boolean_words();
+  if (std::find(words.begin(), words.end(), s) != words.end())
+    fail(n, fmt::format("{} '{}' is a boolean in YAML, not a name: quote it (\"{}\")", what, s, s));
+  double d = 0;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), d);
+  if (ec == std::errc() && ptr == s.data() + s.size() && d != std::trunc(d))
+    fail(n, fmt::format("{} '{}' is a number in YAML, not a name: quote it (\"{}\")", what, s, s));
+  return s;
+}
 
 std::int64_t YamlReader::integer(const YAML::Node& n, std::string_view what) const {
   const std::string s = scalar(n, what);
@@ -61,6 +87,11 @@ std::int64_t YamlReader::integer(const YAML::Node& n, std::string_view what) con
   if (ec == std::errc() && ptr == text.data() + text.size()) return v;
   if (ec == std::errc::result_out_of_range && ptr == text.data() + text.size())
     fail(n, fmt::format("{} '{}' is out of range", what, s));
+  try {
+    if (const auto hex = hexadecimal(text); hex && text == s) return *hex;
+  } catch (const std::out_of_range&) {
+    fail(n, fmt::format("{} '{}' is out of range", what, s));
+  }
   double d = 0;
   const auto [dptr, dec] = std::from_chars(text.data(), text.data() + text.size(), d);
   if (dec == std::errc() && dptr == text.data() + text.size() && std::isfinite(d) &&
@@ -103,7 +134,14 @@ double YamlReader::number(const YAML::Node& n, std::string_view what, double lo,
                               "smallest normal double): write 0 or a larger value",
                               what, s, std::numeric_limits<double>::min()));
   }
-  if (ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(v))
+  std::optional<std::int64_t> hex;
+  try {
+    hex = text == s ? hexadecimal(text) : std::nullopt;
+  } catch (const std::out_of_range&) {
+  }
+  if (hex)
+    v = static_cast<double>(*hex);
+  else if (ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(v))
     fail(n, fmt::format("{} must be a number, got '{}'", what, s));
   if (v < lo || v > hi) fail(n, fmt::format("{} must be in [{}, {}], got {}", what, lo, hi, s));
   return v;

@@ -50,8 +50,13 @@ class YamlReader {
   // Whether a scalar was written in quotes: "4" is text, 4 a number, for YAML and for the JSON
   // Schema tools that read configs (configs/schema.json), so numbers may not be quoted.
   static bool quoted(const YAML::Node& n);
-  // An integer as YAML writes one: 42, +42, -42, and a number whose fraction is zero (2.0, 1.5e3):
-  // YAML-to-JSON tools and so the schema see the value 2 in `2.0`, so the runner does too.
+  // A name (the experiment's): text, or an integer, which YAML tools read as one. An unquoted
+  // true/yes/off or 1.5 is refused: the tools that check configs against the schema read a
+  // boolean or a fraction there, not a name.
+  std::string name_scalar(const YAML::Node& n, std::string_view what) const;
+  // An integer as YAML writes one: 42, +42, -42, 0x2A (YAML 1.2's hexadecimal, which editors and
+  // so the schema read as 42), and a number whose fraction is zero (2.0, 1.5e3): YAML-to-JSON
+  // tools and so the schema see the value 2 in `2.0`, so the runner does too.
   std::int64_t integer(const YAML::Node& n, std::string_view what) const;
   std::int64_t integer_in(const YAML::Node& n, std::string_view what, std::int64_t lo,
                           std::int64_t hi) const;

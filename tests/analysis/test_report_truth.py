@@ -40,15 +40,20 @@ from test_report import md_table  # noqa: E402
 
 def build(fixture: str):
     """Build the report of a fixture; return (figures by file name, report.md text)."""
+    return build_dir(os.path.join(FIXTURES, fixture), tempfile.mkdtemp(prefix=f"truth-{fixture}-"))
+
+
+def build_dir(results_dir: str, out: str):
+    """Build the report of any results folder into `out`, recording the figures as drawn; return
+    (figures by file name, report.md text)."""
     drawn = {}
 
     def record(fig, path, *args, **kwargs):
         drawn[os.path.basename(str(path))] = fig
 
-    out = tempfile.mkdtemp(prefix=f"truth-{fixture}-")
     with mock.patch.object(matplotlib.figure.Figure, "savefig", autospec=True,
                            side_effect=record):
-        doc = report.build_report(os.path.join(FIXTURES, fixture), out)
+        doc = report.build_report(results_dir, out)
     return drawn, doc.markdown()
 
 

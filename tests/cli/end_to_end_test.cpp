@@ -139,6 +139,13 @@ TEST_P(EndToEnd, CpuVariantsRunVerifiedWithCompleteResults) {
         EXPECT_EQ(csv.at(row, "speedup"), "1");
       }
     }
+    // Strong scaling against the variant's own point at one thread, which runs first.
+    if (csv.at(row, "threads") == "1") {
+      EXPECT_EQ(csv.at(row, "scaling_efficiency"), "1");
+    }
+    if (!csv.at(row, "threads").empty()) {
+      EXPECT_FALSE(csv.at(row, "scaling_efficiency").empty());
+    }
     if (!csv.at(row, "threads").empty() && !csv.at(row, "speedup").empty()) {
       EXPECT_NEAR(std::stod(csv.at(row, "efficiency")),
                   std::stod(csv.at(row, "speedup")) / std::stod(csv.at(row, "threads")), 1e-6);
@@ -151,8 +158,30 @@ TEST_P(EndToEnd, CpuVariantsRunVerifiedWithCompleteResults) {
   const JsonlContent jsonl = read_jsonl_strictly(out / "records.jsonl");
   EXPECT_EQ(jsonl.truncated_tail, "");
   ASSERT_EQ(jsonl.records.size(), csv.rows.size());
-  for (std::size_t i = 0; i < jsonl.records.size(); ++i)
+  for (std::size_t i = 0; i < jsonl.records.size(); ++i) {
     EXPECT_EQ(jsonl.records[i]["point_id"], csv.at(i, "point_id"));
+    // Cell for cell the same values (README: "the same records"): numbers to the last bit, every
+    // OpenMP point's oversubscribed true or false, lists in brackets.
+    for (const auto& c : columns()) {
+      const auto& v = jsonl.records[i][c.name];
+      const std::string& cell = csv.at(i, c.name);
+      SCOPED_TRACE(c.name + " = " + cell);
+      if (v.is_null())
+        EXPECT_EQ(cell, "");
+      else if (v.is_number_float())
+        EXPECT_EQ(std::stod(cell), v.get<double>());
+      else if (v.is_number())
+        EXPECT_EQ(cell, v.dump());
+      else if (v.is_boolean())
+        EXPECT_EQ(cell, v.get<bool>() ? "true" : "false");
+      else
+        EXPECT_EQ(cell, v.get<std::string>());
+    }
+    if (jsonl.records[i]["threads"].is_number()) {
+      EXPECT_TRUE(jsonl.records[i]["oversubscribed"].is_boolean());
+      EXPECT_TRUE(csv.at(i, "omp_thread_cpus").starts_with("[")) << csv.at(i, "omp_thread_cpus");
+    }
+  }
 
   // manifest.json: complete, and it lists every point id the records have.
   const nlohmann::json manifest = read_json(out / "manifest.json");
@@ -164,6 +193,16 @@ TEST_P(EndToEnd, CpuVariantsRunVerifiedWithCompleteResults) {
   for (const auto& p : manifest["points"]) manifest_ids.insert(p["point_id"].get<std::string>());
   EXPECT_EQ(manifest_ids, csv_ids);
   EXPECT_EQ(manifest["config_text"], config.yaml);
+  // What explains a noisy run: the load at start and end, governor, turbo, caches, the BLAS.
+  for (const char* when : {"start", "end"}) {
+    ASSERT_EQ(manifest["load_average"][when].size(), 3u) << manifest["load_average"];
+    EXPECT_GE(manifest["load_average"][when][0].get<double>(), 0.0);
+  }
+  const nlohmann::json& env = manifest["environment"];
+  for (const char* key : {"cpu_governor", "cpu_turbo", "caches", "openblas", "openblas_core"})
+    EXPECT_FALSE(env.value(key, "").empty()) << key;
+  EXPECT_TRUE(env["openblas"].get<std::string>().starts_with("OpenBLAS ")) << env["openblas"];
+  EXPECT_TRUE(env["cache_bytes"].is_object());
 }
 
 INSTANTIATE_TEST_SUITE_P(Cli, EndToEnd, ::testing::ValuesIn(kernel_names()),

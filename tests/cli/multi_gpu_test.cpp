@@ -75,8 +75,10 @@ TEST(MultiGpu, BadGpuSelectionsAreUsageErrors) {
   expect_usage_error(run({"--gpus", "4000,"}), "there is no GPU 4000", dir);
   expect_usage_error(run({"--gpus", "GPU-00000000-1111-2222-3333-444444444444,"}),
                      "no GPU with UUID GPU-00000000-1111-2222-3333-444444444444 here", dir);
-  expect_usage_error(run({"--gpus", "1"}, {{"CUDA_VISIBLE_DEVICES", ""}}),
-                     "CUDA_VISIBLE_DEVICES is set and empty", dir);
+  // CUDA_VISIBLE_DEVICES in a CUDA build, HIP_VISIBLE_DEVICES in a HIP one.
+  expect_usage_error(
+      run({"--gpus", "1"}, {{"CUDA_VISIBLE_DEVICES", ""}, {"HIP_VISIBLE_DEVICES", ""}}),
+      "_VISIBLE_DEVICES is set and empty", dir);
   // The config's keys, located.
   write_text(dir / "multi.yaml", std::string(kConfig) + "gpus: [0, 0]\n");
   expect_usage_error(run({}), "multi.yaml:6:7: gpus: '0,0,': GPU 0 is named twice", dir);

@@ -116,6 +116,28 @@ BOTH = [
     ("raw", "experiment: 2024\nkernel: gemm\nsweeps:\n  - {variant: omp_serial, size: 8}\n", True),
     ("raw", "experiment: a/b\nkernel: gemm\nsweeps:\n  - {variant: omp_serial, size: 8}\n", False),
     ("raw", "experiment: .e\nkernel: gemm\nsweeps:\n  - {variant: omp_serial, size: 8}\n", False),
+    # what YAML reads as a boolean or a fraction is no name (issue 34: the runner took them)
+    ("raw", "experiment: true\nkernel: gemm\nsweeps:\n  - {variant: omp_serial, size: 8}\n", False),
+    ("raw", "experiment: yes\nkernel: gemm\nsweeps:\n  - {variant: omp_serial, size: 8}\n", False),
+    ("raw", "experiment: 1.5\nkernel: gemm\nsweeps:\n  - {variant: omp_serial, size: 8}\n", False),
+    ("raw", "experiment: 'true'\nkernel: gemm\nsweeps:\n  - {variant: omp_serial, size: 8}\n", True),
+    ("raw", "experiment: \"1.5\"\nkernel: gemm\nsweeps:\n  - {variant: omp_serial, size: 8}\n", True),
+    # YAML's hexadecimal integers are integers (issue 34: the schema took 0x40, the runner not)
+    ("transpose", "size: 0x40", True),
+    ("gemm", "threads: [0x1, 0x2]", True),
+    ("transpose", "size: {pow2: [0x40, 0x100]}", True),
+    ("top", "timeout_s: 0x1e", True),
+    ("transpose", "size: 0x0", False),
+    ("transpose", "size: 0xZZ", False),
+    # Slurm time limits in sbatch's forms (issue 34: validate took "1 hour", submit refused it)
+    ("top", "slurm: {time: \"1 hour\"}", False),
+    ("top", "slurm: {time: \"1h\"}", False),
+    ("top", "slurm: {time: \"00:30:00\"}", True),
+    ("top", "slurm: {time: \"2-00:00:00\"}", True),
+    ("top", "slurm: {time: \"2-12\"}", True),
+    ("top", "slurm: {time: 30}", True),
+    ("top", "slurm: {time: UNLIMITED}", True),
+    ("top", "slurm: {time: -5}", False),
 ]
 
 # Refused by the runner, accepted by the schema: rules JSON Schema cannot state.

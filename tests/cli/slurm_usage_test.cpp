@@ -97,6 +97,9 @@ TEST(SlurmUsage, BadMemAndExcludeAreUsageErrorsBeforeAnythingIsWritten) {
       {{"--exclude", "node[03-01]"}, "--exclude 'node[03-01]' is not a Slurm hostlist"},
       {{"--exclude", "n1 n2"}, "--exclude 'n1 n2' is not a Slurm hostlist (whitespace)"},
       {{"--exclude", "node[01-03"}, "--exclude 'node[01-03' is not a Slurm hostlist"},
+      // what `runner validate` refuses in slurm.time, submit refuses on its command line
+      {{"--time", "1 hour"}, "--time '1 hour' is not a Slurm time limit"},
+      {{"--time", "1h"}, "--time '1h' is not a Slurm time limit"},
   };
   for (const auto& [options, message] : cases) {
     SCOPED_TRACE(options[0] + " " + options[1]);

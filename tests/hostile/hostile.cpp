@@ -1,10 +1,13 @@
 #include "tests/hostile/hostile.hpp"
 
+#include <fcntl.h>
 #include <pwd.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <regex>
 #include <sstream>
@@ -207,6 +210,17 @@ std::vector<std::string> as_nobody(const std::string& prefix,
                                    prefix + " exec \"$@\"", "runner"};
   for (const auto& a : run_argv(args)) argv.push_back(a);
   return argv;
+}
+
+UserNobodyLock::UserNobodyLock() {
+  fd_ = ::open("/tmp/runner-tests-user-nobody.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+  if (fd_ >= 0)
+    while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+    }
+}
+
+UserNobodyLock::~UserNobodyLock() {
+  if (fd_ >= 0) ::close(fd_);
 }
 
 std::size_t count_of(const std::string& text, const std::string& needle) {

@@ -90,6 +90,20 @@ std::vector<std::string> under_shell_limit(const std::string& ulimit_args,
 // Empty when this test process cannot (not root, no setpriv or no user nobody).
 std::vector<std::string> as_nobody(const std::string& prefix, const std::vector<std::string>& args);
 
+// The user nobody is shared by every test that runs as it, and a per-user limit (ulimit -u) counts
+// all of its processes: a test that runs as nobody holds this lock (an flock(2) on a file in /tmp,
+// which tests/slurm/test_edges.sh takes with flock(1) too), so that none counts another's.
+class UserNobodyLock {
+ public:
+  UserNobodyLock();
+  ~UserNobodyLock();
+  UserNobodyLock(const UserNobodyLock&) = delete;
+  UserNobodyLock& operator=(const UserNobodyLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
 // Counts the occurrences of `needle` in `text`.
 std::size_t count_of(const std::string& text, const std::string& needle);
 

@@ -147,6 +147,7 @@ TEST(Inputs, ADanglingLinkAsOutSaysWhereItPoints) {
 
 TEST(Inputs, AnUnreadableManifestSaysPermissionDeniedNotMissing) {
   // Permissions bind only an unprivileged user: the runner runs as nobody on its own folder.
+  const UserNobodyLock nobody_lock;
   TempDir dir;
   std::filesystem::permissions(dir.path(), std::filesystem::perms::all);
   write_text(dir / "config.yaml", kQuick);

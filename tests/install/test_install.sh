@@ -9,7 +9,10 @@
 #     their report, a CMake project builds a plugin with find_package(runner), and `runner submit`
 #     runs a config with a plugin on the real Slurm cluster of the tests (its shards load the
 #     submitted copies) and collects it;
-#   * the module files load with the real Lmod (Lua and Tcl) and put the moved prefix on PATH;
+#   * the man page, the bash and zsh completions and the pandas reader the build generated work
+#     from the moved prefix;
+#   * the module files load with the real Lmod (Lua and Tcl) and put the moved prefix on PATH,
+#     its man page on MANPATH and its completions on XDG_DATA_DIRS;
 #   * a prefix missing share/runner/jobs says which file it looked for, and where (exit 2).
 # Root only (mount namespace, Slurm daemons). About 2 minutes on 2 cores.
 #
@@ -142,13 +145,26 @@ check "a CMake project builds a plugin with find_package(runner) and runner_add_
 out=$("$R" list --plugin "$WORK/cmake-lab/build/lab_kernels.so" 2>&1)
 check "the runner loads the library CMake built" grep -q "my_rows .*\[plugin lab_kernels.so@" <<<"$out"
 
+# What the build generated into the prefix: the man page and completions from the option
+# definitions, the pandas reader from the column table.
+check "man runner: the installed page renders and documents runner export" \
+  bash -c "MANWIDTH=100 man -l '$P/share/man/man1/runner.1' 2>/dev/null | grep -q 'runner export results_dir'"
+out=$(bash -c "source '$P/share/bash-completion/completions/runner'; COMP_WORDS=(runner columns --format ''); COMP_CWORD=3; _runner; echo \"\${COMPREPLY[*]}\"" 2>&1)
+check "the installed bash completion completes runner columns --format ($out)" test "$out" = "md csv json"
+check "the installed zsh completion is zsh" bash -c "! command -v zsh >/dev/null || zsh -n '$P/share/zsh/site-functions/_runner'"
+out=$(cd "$WORK" && PYTHONPATH=$P/share/runner/python "$PY" -c 'import sys, runner_records
+df = runner_records.read(sys.argv[1]); print(len(df), df.verified.dtype, df.m.dtype)' "$WORK/study/a" 2>&1)
+check "the installed pandas reader reads a run with the table's dtypes ($out)" test "$out" = "10 boolean Int64"
+
 # Module files, with the real Lmod.
 LMOD_INIT=/usr/share/lmod/lmod/init/bash
 if [[ -f $LMOD_INIT ]]; then
   for tree in modulefiles modulefiles-tcl; do
-    out=$(bash -c "source $LMOD_INIT; module use '$P/share/$tree'; module load runner && command -v runner && echo \"\$RUNNER_PREFIX\"" 2>&1)
+    out=$(bash -c "unset XDG_DATA_DIRS; source $LMOD_INIT; module use '$P/share/$tree'; module load runner && command -v runner && echo \"\$RUNNER_PREFIX\" && man -w runner && echo \"\$XDG_DATA_DIRS\"" 2>&1)
     check "module load runner ($tree, Lmod) puts the moved prefix on PATH" \
       bash -c "grep -qxF '$R' <<<'$out' && grep -qxF '$P' <<<'$out'"
+    check "... its man page on MANPATH and its completions on XDG_DATA_DIRS, before /usr/share" \
+      bash -c "grep -qxF '$P/share/man/man1/runner.1' <<<'$out' && grep -qxF '$P/share:/usr/local/share:/usr/share' <<<'$out'"
   done
 else
   diag "Lmod not installed ($LMOD_INIT): the module files are not loaded here"

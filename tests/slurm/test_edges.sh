@@ -345,6 +345,10 @@ mkdir -p "$N" && chmod 777 "$N"
     echo "  - {variant: [omp_naive, openblas], threads: [1, 2], size: 16}"
 } >"$N/config.yaml"
 chmod 644 "$N/config.yaml"
+# The tests that run as nobody take turns (tests/hostile/hostile.hpp, UserNobodyLock): the limit
+# counts every process of nobody, and another test's would change it while the job runs.
+exec 8>>/tmp/runner-tests-user-nobody.lock
+flock 8
 nobody_tasks=$(ps -u nobody -L --no-headers 2>/dev/null | wc -l)
 # The job runs as root (the test cluster's spool is root's) and starts the runner as nobody;
 # setpriv keeps the limit Slurm propagated.
@@ -352,6 +356,7 @@ N_JOB=$(bash -c "ulimit -S -u $((nobody_tasks + 3)) && sbatch --parsable --time=
     --output='$N/job.out' --wrap \"exec setpriv --reuid=nobody --regid=nogroup --clear-groups \
     '$RUNNER' '$N/config.yaml' --out '$N/out' --no-calibrate -q\"")
 wait_until 120 job_ended "$N_JOB" || true
+flock -u 8
 n_records=$(wc -l <"$N/out/records.jsonl" 2>/dev/null || echo 0)
 # The limit named is the one submitted: Slurm propagated it.
 n_skipped=$(grep -c "\"status\":\"skipped\",\"message\":\"thread limit: a point of 2 threads needs 1 more thread, but the per-user process limit (ulimit -u $((nobody_tasks + 3));" "$N/out/records.jsonl" 2>/dev/null)

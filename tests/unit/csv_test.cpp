@@ -1,5 +1,8 @@
 // records.csv: RFC 4180 escaping, cell formats and the column order contract.
+#include <cmath>
+#include <cstdlib>
 #include <limits>
+#include <string>
 
 #include <set>
 
@@ -34,12 +37,29 @@ TEST(CsvCell, ByJsonType) {
   EXPECT_EQ(csv_cell(J(42)), "42");
   EXPECT_EQ(csv_cell(J(-7)), "-7");
   EXPECT_EQ(csv_cell(J(0.125)), "0.125");
-  EXPECT_EQ(csv_cell(J(1.0 / 3.0)), "0.333333333");
+  EXPECT_EQ(csv_cell(J(1.0 / 3.0)), "0.3333333333333333");
   EXPECT_EQ(csv_cell(J(1e-12)), "1e-12");
   EXPECT_EQ(csv_cell(J(std::numeric_limits<double>::infinity())), "inf");
   EXPECT_EQ(csv_cell(J(-std::numeric_limits<double>::infinity())), "-inf");
   EXPECT_EQ(csv_cell(J(std::numeric_limits<double>::quiet_NaN())), "nan");
   EXPECT_EQ(csv_cell(J::array({1, 2})), "\"[1,2]\"");
+}
+
+// A cell reads back as the very double the JSONL line holds: a max_rel_err a hair under its
+// verify_tolerance stays under it in the CSV (9 digits made 1.00000000049e-6 read as 1.0e-6).
+TEST(CsvCell, NumbersRoundTripLikeTheJsonl) {
+  using J = nlohmann::ordered_json;
+  auto read = [](const std::string& cell) { return std::strtod(cell.c_str(), nullptr); };
+  const double tolerance = 1.0000000005e-6;
+  const double err = std::nextafter(tolerance, 0.0);
+  EXPECT_LT(read(csv_cell(J(err))), tolerance);
+  for (double d :
+       {err, tolerance, 7.344e-06, 0.1 + 0.2, 1e300, 5e-324, 123456789.123456789, -2.5e-17}) {
+    EXPECT_EQ(read(csv_cell(J(d))), d) << csv_cell(J(d));
+    EXPECT_EQ(read(csv_cell(J(d))), J::parse(J(d).dump()).get<double>());
+  }
+  EXPECT_EQ(csv_cell(J(7.344e-06)), "7.344e-06");
+  EXPECT_EQ(csv_cell(J(1.0)), "1");
 }
 
 std::vector<std::string> table_names() {
@@ -76,8 +96,9 @@ TEST(CsvColumns, TheFirstColumnsAreTheContract) {
   // clang-format on
   const auto names = table_names();
   ASSERT_GE(names.size(), expected.size());
-  EXPECT_EQ(std::vector<std::string>(names.begin(), names.begin() + static_cast<long>(expected.size())),
-            expected);
+  EXPECT_EQ(
+      std::vector<std::string>(names.begin(), names.begin() + static_cast<long>(expected.size())),
+      expected);
 }
 
 TEST(ColumnTable, EveryColumnHasATypeAMeaningAndWhoFillsIt) {

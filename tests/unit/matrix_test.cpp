@@ -62,6 +62,21 @@ sweeps:
                              }));
 }
 
+// A variant's point at one thread runs before its other thread counts of the problem, whatever
+// order the config lists them in: the strong-scaling efficiency of each is against that point.
+TEST(Expand, OneThreadPointsRunBeforeTheirOtherThreadCounts) {
+  const auto points = expand_text(R"(experiment: e
+kernel: gemm
+sweeps:
+  - {variant: omp_blocked, size: 8, threads: [4, 2, 1]}
+)");
+  EXPECT_EQ(keys_of(points), (std::vector<std::string>{
+                                 "gemm/omp_blocked dtype=float size=8x8x8 threads=1",
+                                 "gemm/omp_blocked dtype=float size=8x8x8 threads=4",
+                                 "gemm/omp_blocked dtype=float size=8x8x8 threads=2",
+                             }));
+}
+
 TEST(Expand, UnionOfSweepsWithoutDuplicates) {
   const auto points = expand_text(R"(experiment: e
 kernel: gemm

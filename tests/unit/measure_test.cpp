@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "runner/measure/environment.hpp"
 #include "runner/measure/sampling.hpp"
 #include "runner/results/measurement_columns.hpp"
 #include "runner/run/point_runner.hpp"
@@ -292,11 +293,16 @@ sweeps:
   ASSERT_EQ(r["status"], "ok");
   EXPECT_EQ(r["measure"], "hot");
   EXPECT_TRUE(r["noise_warning"].is_string());
-  // Two CPUs, thread 0 first; each a CPU number.
+  // Two CPUs, thread 0 first; each a CPU number, in brackets so that no spreadsheet reads the
+  // cell as a number ("0,1" is 0.1 in a comma-decimal locale).
   const std::string cpus = r["omp_thread_cpus"];
+  ASSERT_TRUE(cpus.starts_with('[') && cpus.ends_with(']')) << cpus;
   ASSERT_EQ(std::count(cpus.begin(), cpus.end(), ','), 1) << cpus;
-  EXPECT_GE(std::stoi(cpus.substr(0, cpus.find(','))), 0);
+  EXPECT_GE(std::stoi(cpus.substr(1, cpus.find(','))), 0);
   EXPECT_GE(std::stoi(cpus.substr(cpus.find(',') + 1)), 0);
+  // Two threads fit the machine's cores or do not: the column says which, never empty.
+  ASSERT_TRUE(r["oversubscribed"].is_boolean()) << r["oversubscribed"];
+  EXPECT_EQ(r["oversubscribed"].get<bool>(), 2 > environment().cores);
   // flops / bytes: 2·m·n·k over (m·k + k·n + m·n) doubles.
   EXPECT_DOUBLE_EQ(r["arith_intensity"].get<double>(),
                    2.0 * 21 * 13 * 8 / ((21.0 * 8 + 8.0 * 13 + 21.0 * 13) * 8));

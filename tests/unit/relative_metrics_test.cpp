@@ -49,6 +49,42 @@ TEST(RelativeMetrics, EfficiencyIsSpeedupPerThreadForCpuPoints) {
   EXPECT_TRUE(records[2]["efficiency"].is_null());  // a GPU point without its launch: none
 }
 
+// Strong scaling, as HPC papers plot it: a variant against its own time at one thread, not
+// against another algorithm (the baseline): 100 % at one thread.
+TEST(RelativeMetrics, ScalingEfficiencyIsTheVariantsOwnTimeAtOneThread) {
+  auto keyed = [](Record r) {
+    r["point_key"] = "gemm/" + r["variant"].get<std::string>() + " dtype=float size=64x64x64" +
+                     (r["threads"].is_null() ? "" : " threads=" + r["threads"].dump());
+    return r;
+  };
+  std::vector<Record> records = {
+      keyed(record("gemm", "omp_serial", "cpu", 10.0, std::nullopt, true)),
+      keyed(record("gemm", "omp_blocked", "cpu", 4.0, 1)),
+      keyed(record("gemm", "omp_blocked", "cpu", 2.5, 2)),
+      keyed(record("gemm", "omp_blocked", "cpu", 1.6, 4)),
+      keyed(record("gemm", "omp_naive", "cpu", 3.0, 2)),
+      keyed(record("gemm", "cuda_tiled", "cuda", 0.5))};
+  apply_relative_metrics(records, fake_registry());
+  EXPECT_TRUE(records[0]["scaling_efficiency"].is_null());  // no thread count
+  EXPECT_DOUBLE_EQ(records[1]["scaling_efficiency"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(records[2]["scaling_efficiency"].get<double>(), 4.0 / (2 * 2.5));
+  EXPECT_DOUBLE_EQ(records[3]["scaling_efficiency"].get<double>(), 4.0 / (4 * 1.6));
+  // The seeds' efficiency stays what it was: over the baseline.
+  EXPECT_DOUBLE_EQ(records[1]["efficiency"].get<double>(), 10.0 / 4.0);
+  EXPECT_TRUE(records[4]["scaling_efficiency"].is_null());  // never ran at one thread
+  EXPECT_TRUE(records[5]["scaling_efficiency"].is_null());  // not an OpenMP point
+}
+
+TEST(RelativeMetrics, ScalingKeyLeavesOutTheThreadCountOnly) {
+  Record a, b;
+  a["point_key"] = "conv2d/omp dtype=float size=64x64 kernel_size=3 threads=2";
+  b["point_key"] = "conv2d/omp dtype=float size=64x64 kernel_size=3 threads=16";
+  EXPECT_EQ(scaling_key(a), scaling_key(b));
+  EXPECT_EQ(scaling_key(a), "conv2d/omp dtype=float size=64x64 kernel_size=3|");
+  b["point_key"] = "conv2d/omp dtype=float size=64x64 kernel_size=5 threads=2";
+  EXPECT_NE(scaling_key(a), scaling_key(b));
+}
+
 // Seed 003: a GPU point's efficiency is its speedup over the warps in use, the launch's warps
 // capped at what the device holds at once.
 TEST(RelativeMetrics, EfficiencyOfAGpuPointIsSpeedupPerWarpInUse) {

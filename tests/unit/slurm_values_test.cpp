@@ -1,5 +1,5 @@
 // The Slurm values `runner submit` checks itself before anything is submitted
-// (runner/spec/slurm_values.hpp): --mem, --exclude and the lines of slurm.setup.
+// (runner/spec/slurm_values.hpp): --time, --mem, --exclude and the lines of slurm.setup.
 #include <gtest/gtest.h>
 
 #include "runner/spec/slurm_values.hpp"
@@ -20,6 +20,14 @@ TEST(SlurmValues, MemorySizesSlurmWouldRefuseOrMisread) {
   EXPECT_EQ(*memory_size_problem("16GiB"),
             "'16GiB' is not a memory size: a whole number of megabytes, or with a unit K, M, G or "
             "T (16G, 4000M, 0 for all of the node's memory)");
+}
+
+TEST(SlurmValues, TimeLimitsInSbatchsForms) {
+  for (const char* ok :
+       {"30", "30:00", "01:30:00", "2-12", "2-12:30", "2-12:30:00", "0", "UNLIMITED", "infinite"})
+    EXPECT_EQ(time_limit_problem(ok), std::nullopt) << ok;
+  for (const char* bad : {"", "1 hour", "1h", "1:2:3:4", "-5", "2-", "-2", "1.5", "12:", " 30"})
+    EXPECT_NE(time_limit_problem(bad), std::nullopt) << bad;
 }
 
 TEST(SlurmValues, Hostlists) {

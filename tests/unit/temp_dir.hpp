@@ -40,6 +40,8 @@ inline std::string read_file(const std::filesystem::path& file) {
 }
 
 inline void write_file(const std::filesystem::path& file, const std::string& text) {
+  std::error_code ec;
+  std::filesystem::create_directories(file.parent_path(), ec);
   std::ofstream(file, std::ios::binary) << text;
 }
 
