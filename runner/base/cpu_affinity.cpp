@@ -4,14 +4,16 @@
 #include <unistd.h>
 
 #include <cstddef>
+#include <vector>
 
 namespace runner {
 
 namespace {
 
-// The CPUs of this thread's affinity mask; 0 when it cannot be read. The mask is sized for the
-// kernel's CPU count (a fixed cpu_set_t holds 1024, and larger machines exist).
-int cpus_in_mask() {
+// The CPUs of this thread's affinity mask, each (when `list`) or their count; 0 when it cannot be
+// read. The mask is sized for the kernel's CPU count (a fixed cpu_set_t holds 1024, and larger
+// machines exist).
+int cpus_in_mask(std::vector<int>* list = nullptr) {
   for (int n = 1024; n <= (1 << 16); n *= 2) {
     cpu_set_t* set = CPU_ALLOC(n);
     if (!set) return 0;
@@ -19,6 +21,9 @@ int cpus_in_mask() {
     CPU_ZERO_S(size, set);
     const int got = ::sched_getaffinity(0, size, set);
     const int count = got == 0 ? CPU_COUNT_S(size, set) : 0;
+    if (got == 0 && list)
+      for (int c = 0; c < n; ++c)
+        if (CPU_ISSET_S(c, size, set)) list->push_back(c);
     CPU_FREE(set);
     if (got == 0) return count;
   }
@@ -41,6 +46,12 @@ int usable_cpus() {
   if (const int now = cpus_in_mask(); now > 0) return now;
   const long online = ::sysconf(_SC_NPROCESSORS_ONLN);
   return online > 0 ? static_cast<int>(online) : 1;
+}
+
+std::vector<int> affinity_cpus() {
+  std::vector<int> cpus;
+  cpus_in_mask(&cpus);
+  return cpus;
 }
 
 }  // namespace runner

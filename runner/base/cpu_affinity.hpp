@@ -1,5 +1,7 @@
 #pragma once
 
+#include <vector>
+
 namespace runner {
 
 // The CPUs this process may run on: its affinity mask (taskset, numactl, Slurm's cgroups and task
@@ -11,5 +13,9 @@ namespace runner {
 // libgomp binds the main thread to its first place while it loads, after which the mask shows a
 // single CPU. At least 1.
 int usable_cpus();
+
+// The CPU numbers of this thread's affinity mask now, ascending (for pinning a worker to some of
+// them, or pinning it back); empty when the mask cannot be read.
+std::vector<int> affinity_cpus();
 
 }  // namespace runner

@@ -1,17 +1,15 @@
 #include "runner/measure/gpu_devices.hpp"
 
-#include <sched.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <map>
-#include <ranges>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "runner/api/gpu_info.hpp"
+#include "runner/base/cpu_affinity.hpp"
 #include "runner/base/errors.hpp"
 #include "runner/base/forked_call.hpp"
 #include "runner/measure/device_monitor.hpp"
@@ -54,18 +52,16 @@ nlohmann::json probe_in_child() {
           {"gpus", nlohmann::json::array()}};
 }
 
-std::vector<int> process_cpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  std::vector<int> cpus;
-  if (::sched_getaffinity(0, sizeof set, &set) != 0) return cpus;
-  for (int c = 0; c < CPU_SETSIZE; ++c)
-    if (CPU_ISSET(c, &set)) cpus.push_back(c);
-  return cpus;
-}
-
 std::string describe_device(const GpuDevice& d) {
   return fmt::format("{} {} ({})", d.index, d.name, d.uuid.empty() ? d.pci_bus_id : d.uuid);
+}
+
+// Every GPU, described, comma-separated (a loop, not a views::transform: clang 14 cannot compile
+// libstdc++ 12's ranges).
+std::string describe_devices(const std::vector<GpuDevice>& all) {
+  std::vector<std::string> described;
+  for (const auto& d : all) described.push_back(describe_device(d));
+  return fmt::format("{}", fmt::join(described, ", "));
 }
 
 int g_fake_gpus = 0;
@@ -117,7 +113,7 @@ GpuInventory probe_gpus() {
   }
   inv.absent_reason = probed.value("absent_reason", "");
   const std::vector<std::string> entries = visibility_entries(inv.visibility_value);
-  const std::vector<int> mine = process_cpus();
+  const std::vector<int> mine = affinity_cpus();
   int index = 0;
   std::map<std::vector<int>, int> sharing;  // an affinity set -> how many GPUs have it
   for (const auto& g : probed["gpus"]) {
@@ -183,9 +179,7 @@ std::vector<GpuDevice> select_gpus(const GpuRequest& request, const GpuInventory
       if (!found)
         throw UsageError(fmt::format(
             "--gpus {}: no GPU with UUID {} here; {} ({})", request.text, item, seen,
-            all.empty() ? std::string("nvidia-smi -L lists the UUIDs")
-                        : fmt::format("{}", fmt::join(all | std::views::transform(describe_device),
-                                                      ", "))));
+            all.empty() ? std::string("nvidia-smi -L lists the UUIDs") : describe_devices(all)));
     } else {
       const int index = std::stoi(item);
       if (index < 0 || static_cast<std::size_t>(index) >= all.size())

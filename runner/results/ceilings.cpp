@@ -93,11 +93,11 @@ Ceilings::Ceilings(const nlohmann::json& calibration) {
 }
 
 void Ceilings::apply(Record& r, const Registry& registry) const {
-  if (r.value("status", "") != "ok") return;
+  if (text_of(r, "status") != "ok") return;
   const double gbps = number_or(r, "gbps"), gflops = number_or(r, "gflops");
   const std::string dtype =
       r.contains("dtype") && r["dtype"].is_string() ? r["dtype"].get<std::string>() : "";
-  const std::string backend = r.value("backend", "");
+  const std::string backend = text_of(r, "backend");
   auto gpu = [&](const char* key) {
     const auto it = gpu_.find(key);
     return it == gpu_.end() ? 0.0 : it->second;
@@ -105,8 +105,8 @@ void Ceilings::apply(Record& r, const Registry& registry) const {
   if (backend == "cuda") {
     set_pct(r, "pct_peak_bw", gbps, gpu("copy_gbps"));
     set_pct(r, "pct_theoretical_bw", gbps, theoretical_bw_gbps_);
-    const KernelInfo* k = registry.find(r.value("kernel", ""));
-    const VariantInfo* v = k ? k->find_variant(r.value("variant", "")) : nullptr;
+    const KernelInfo* k = registry.find(text_of(r, "kernel"));
+    const VariantInfo* v = k ? k->find_variant(text_of(r, "variant")) : nullptr;
     const bool tf32 = v && v->precision == Precision::tf32;
     // The dtype's ceiling is the most the device was measured to do in it: the FMA peak, or
     // cuBLAS GEMM where that is higher (FP64 tensor cores: an H100's DGEMM runs at about twice
@@ -146,7 +146,7 @@ std::string Ceilings::note(const Record& r, const State& state, bool flops_above
         "its {} fit in the {} {} cache: faster than the copy through memory that the bandwidth "
         "ceiling measures",
         mib(number_or(r, "gbps") * 1e6 * number_or(r, "time_ms_median")), mib(state.cache_bytes),
-        r.value("backend", "") == "cpu" ? "last-level" : "L2");
+        text_of(r, "backend") == "cpu" ? "last-level" : "L2");
   return fmt::format(
       "above the {} calibrated {}: the ceiling is stale, or this problem suits the hardware "
       "better than the calibration's (`runner calibrate --check`)",

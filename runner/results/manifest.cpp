@@ -43,7 +43,7 @@ void Manifest::write(const std::string& state, const std::vector<Record>& record
   doc_["state"] = state;
   doc_["updated"] = utc_now();
   std::map<std::string, int> counts;
-  for (const auto& r : records) ++counts[r.value("status", "")];
+  for (const auto& r : records) ++counts[text_of(r, "status")];
   doc_["counts"] = counts;
   doc_["records"] = records.size();
   // The load as the run starts and as it ends (each write updates the end): with the

@@ -40,6 +40,16 @@ double number_or(const Json& j, const char* key, double fallback = 0) {
   return it != j.end() && it->is_number() ? it->template get<double>() : fallback;
 }
 
+// A text field of a record (or of any JSON object): "" where it is absent, null or not text. A
+// record has null in a text column that does not apply to it, and one read back from records.csv
+// (a resume that recovers the records records.jsonl lost) has null for every empty cell, "" and
+// null alike, which `value(key, "")` throws on.
+template <typename Json>
+std::string text_of(const Json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->template get<std::string>() : std::string();
+}
+
 // Key identifying the problem a record belongs to (kernel, dtype, size, kernel_size), for matching
 // a point with its baseline and ceiling.
 std::string problem_key_of(const Record& r);

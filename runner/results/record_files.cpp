@@ -193,7 +193,7 @@ void RecordFiles::index_records() {
   index_.clear();
   superseded_ = false;
   for (std::size_t i = 0; i < records_.size(); ++i) {
-    const auto [it, fresh] = index_.emplace(records_[i].value("point_id", ""), i);
+    const auto [it, fresh] = index_.emplace(text_of(records_[i], "point_id"), i);
     if (!fresh) superseded_ = true;
   }
 }
@@ -223,7 +223,7 @@ void RecordFiles::start_with(std::vector<Record> kept) {
 void RecordFiles::append(const Record& made) {
   const Record record = canonical_record(made, UnknownFields::refuse);
   append_whole(jsonl_fd_, jsonl_path(), record.dump() + "\n", "cannot append a record");
-  const std::string id = record.value("point_id", "");
+  const std::string id = text_of(record, "point_id");
   if (const auto it = index_.find(id); it != index_.end()) {
     records_[it->second] = record;
     superseded_ = true;

@@ -20,7 +20,7 @@ namespace {
 bool add_observed(nlohmann::ordered_json& observed, const std::vector<Record>& records) {
   bool changed = false;
   for (const Record& r : records) {
-    if (r.value("status", "") != "ok" || r.value("backend", "") != "cpu") continue;
+    if (text_of(r, "status") != "ok" || text_of(r, "backend") != "cpu") continue;
     const double gflops = number_or(r, "gflops");
     if (gflops <= 0) continue;
     const std::string figure =
@@ -29,8 +29,8 @@ bool add_observed(nlohmann::ordered_json& observed, const std::vector<Record>& r
     auto& entry = observed[figure][threads];
     if (entry.is_object() && number_or(entry, "value") >= gflops) continue;
     entry = {{"value", gflops},
-             {"point", r.value("point_key", "")},
-             {"measured", r.value("timestamp", "")}};
+             {"point", text_of(r, "point_key")},
+             {"measured", text_of(r, "timestamp")}};
     changed = true;
   }
   return changed;
@@ -40,7 +40,7 @@ bool add_observed(nlohmann::ordered_json& observed, const std::vector<Record>& r
 std::string unexplained_excess(const std::vector<Record>& records, const std::string& backend,
                                std::int64_t cache_bytes, const std::string& gpu_uuid) {
   for (const Record& r : records) {
-    if (r.value("status", "") != "ok" || r.value("backend", "") != backend) continue;
+    if (text_of(r, "status") != "ok" || text_of(r, "backend") != backend) continue;
     // On a run over several GPUs, only the points of the GPU this document calibrated.
     const auto uuid = r.find("gpu_uuid");
     if (!gpu_uuid.empty() && uuid != r.end() && uuid->is_string() && *uuid != gpu_uuid) continue;
@@ -48,9 +48,9 @@ std::string unexplained_excess(const std::vector<Record>& records, const std::st
     const bool beats_flops = flops > 100 * kStaleMargin;
     const bool beats_bandwidth = bandwidth > 100 * kStaleMargin && !fits_in_cache(r, cache_bytes);
     if (!beats_flops && !beats_bandwidth) continue;
-    return fmt::format("{} reached {:.0f} % of its {} ceiling on {}", r.value("point_key", ""),
+    return fmt::format("{} reached {:.0f} % of its {} ceiling on {}", text_of(r, "point_key"),
                        beats_flops ? flops : bandwidth, beats_flops ? "compute" : "bandwidth",
-                       r.value("timestamp", ""));
+                       text_of(r, "timestamp"));
   }
   return "";
 }

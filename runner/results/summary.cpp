@@ -49,12 +49,6 @@ void print_time_split(const PointTimes& times, std::size_t kept, std::FILE* out,
              wall / timed_s);
 }
 
-// A text column of a record; empty where it is null or absent.
-std::string text_of(const Record& r, const char* key) {
-  const auto it = r.find(key);
-  return it != r.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
 // The sampler's note that a point did not settle to repeat.target_rsd; empty when it did.
 std::string noise_warning(const Record& r) {
   return text_of(r, "noise_warning");
@@ -74,7 +68,7 @@ struct Noise {
 Noise noise_of(const std::vector<Record>& records) {
   Noise n;
   for (const auto& r : records) {
-    if (r.value("status", "") != "ok") continue;
+    if (text_of(r, "status") != "ok") continue;
     ++n.ok;
     if (noise_warning(r).empty()) continue;
     ++n.noisy;
@@ -93,10 +87,10 @@ void print_summary(const std::vector<Record>& records, std::size_t planned, std:
   std::map<std::string, int> counts;
   std::map<std::string, int> reasons;
   for (const auto& r : records) {
-    const std::string status = r.value("status", "");
+    const std::string status = text_of(r, "status");
     ++counts[status];
     if (status != "ok") {
-      ++reasons[fmt::format("{} {}: {}", status, r.value("variant", ""), r.value("message", ""))];
+      ++reasons[fmt::format("{} {}: {}", status, text_of(r, "variant"), text_of(r, "message"))];
       continue;
     }
     auto dim = [&](const char* k) {
@@ -107,9 +101,9 @@ void print_summary(const std::vector<Record>& records, std::size_t planned, std:
     if (!dim("k").empty()) size += "x" + dim("k");
     if (!dim("kernel_size").empty()) size += " ks=" + dim("kernel_size");
     const std::string key =
-        fmt::format("{:<10} {:<7} {:<16} {:<5}", r.value("kernel", ""),
+        fmt::format("{:<10} {:<7} {:<16} {:<5}", text_of(r, "kernel"),
                     r["dtype"].is_string() ? r["dtype"].get<std::string>() : "-",
-                    size.empty() ? "-" : size, r.value("backend", ""));
+                    size.empty() ? "-" : size, text_of(r, "backend"));
     Best& b = best[key];
     if (!b.record ||
         r["time_ms_median"].get<double>() < (*b.record)["time_ms_median"].get<double>())
@@ -126,7 +120,7 @@ void print_summary(const std::vector<Record>& records, std::size_t planned, std:
         break;
       }
       const Record& r = *b.record;
-      std::string what = r.value("variant", "");
+      std::string what = text_of(r, "variant");
       if (r["block_x"].is_number())
         what += fmt::format(" {}x{}", r["block_x"].get<int>(), r["block_y"].get<int>());
       if (r["threads"].is_number()) what += fmt::format(" t={}", r["threads"].get<int>());

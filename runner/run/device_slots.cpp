@@ -1,27 +1,14 @@
 #include "runner/run/device_slots.hpp"
 
 #include <poll.h>
-#include <sched.h>
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
+#include "runner/base/cpu_affinity.hpp"
+
 namespace runner {
-
-namespace {
-
-std::vector<int> own_cpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  std::vector<int> cpus;
-  if (::sched_getaffinity(0, sizeof set, &set) != 0) return cpus;
-  for (int c = 0; c < CPU_SETSIZE; ++c)
-    if (CPU_ISSET(c, &set)) cpus.push_back(c);
-  return cpus;
-}
-
-}  // namespace
 
 std::string cpu_list_text(const std::vector<int>& cpus) {
   std::vector<int> sorted = cpus;
@@ -49,7 +36,7 @@ DeviceSlots::DeviceSlots(const ExperimentSpec& spec, const std::vector<Point>& p
   cpu.placement.visibility_variable = visibility_variable;
   if (!gpus.empty()) cpu.placement.visible_gpu = "";
   slots_.push_back(std::move(cpu));
-  const std::vector<int> mine = own_cpus();
+  const std::vector<int> mine = affinity_cpus();
   for (std::size_t g = 0; g < gpus.size(); ++g) {
     Slot s;
     s.id = static_cast<int>(g);

@@ -145,8 +145,8 @@ std::string gpu_name_of(const nlohmann::json& hello) {
 // uncorrectable ECC error, an NVLink error, a device lost or unavailable); a point's own crash,
 // hang or wrong result is not one of them.
 bool is_device_fault(const Record& r) {
-  if (r.value("status", "") != "failed") return false;
-  const std::string message = r.value("message", "");
+  if (text_of(r, "status") != "failed") return false;
+  const std::string message = text_of(r, "message");
   for (const char* cause :
        {"cudaErrorECCUncorrectable", "cudaErrorNvlinkUncorrectable", "cudaErrorDevicesUnavailable",
         "cudaErrorDeviceUninitialized", "cudaErrorSystemNotReady", "cudaErrorSystemDriverMismatch",
@@ -376,7 +376,7 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
     files.append(r);
     progress.start(slots.slots().size() > 1 && slot ? fmt::format("[{}] {}", slot->label(), p.key())
                                                     : p.key());
-    progress.finish(i, r.value("status", ""), r.value("point_s", 0.0));
+    progress.finish(i, text_of(r, "status"), number_or(r, "point_s", 0.0));
     ran.add(r);
   };
   try {
@@ -523,7 +523,7 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
   }
   print_quietly([&] { fmt::print("Results: {}\n", options.out_dir.string()); });
   for (const auto& r : files.records())
-    if (r.value("status", "") == "failed") return exit_code::kPointFailed;
+    if (text_of(r, "status") == "failed") return exit_code::kPointFailed;
   return exit_code::kOk;
 }
 

@@ -230,8 +230,8 @@ Record run_point(const ExperimentSpec& spec, const Point& point, const Registry&
   } catch (const std::logic_error& e) {
     // A workload that reports a field the column table lacks: a bug of the variant, reported on
     // its point rather than lost in a log.
-    Record failed = base_record(spec, point, nullptr, r.value("gpu", ""));
-    failed["backend"] = r.value("backend", "");
+    Record failed = base_record(spec, point, nullptr, text_of(r, "gpu"));
+    failed["backend"] = text_of(r, "backend");
     set_status(failed, Status::failed, e.what());
     return canonical_record(failed, UnknownFields::refuse);
   }

@@ -19,7 +19,7 @@ RecordsOfBothFiles read_records_of_both_files(const std::filesystem::path& jsonl
   if (!std::filesystem::exists(csv, ec)) return found;
   // A point's row is only needed where the JSONL has no line of it at all.
   std::set<std::string> in_jsonl;
-  for (const auto& r : content.records) in_jsonl.insert(r.value("point_id", ""));
+  for (const auto& r : content.records) in_jsonl.insert(text_of(r, "point_id"));
   CsvRecords from_csv = read_csv_records(csv, in_jsonl);
   const std::size_t recovered = from_csv.records.size();
   found.csv_records = recovered;

@@ -133,7 +133,7 @@ KeptRecords keep_for_resume(std::vector<Record> on_disk, const std::vector<Point
   KeptRecords kept;
   std::map<std::string, std::size_t> slot;  // point id → index in kept.records
   for (auto& r : on_disk) {
-    const std::string id = r.value("point_id", "");
+    const std::string id = text_of(r, "point_id");
     if (!planned.count(id)) {
       ++kept.foreign;
       kept.left_out.push_back(std::move(r));
@@ -148,11 +148,11 @@ KeptRecords keep_for_resume(std::vector<Record> on_disk, const std::vector<Point
     ++kept.duplicates;
     // The latest ok record wins; a record that is not ok never replaces an ok one.
     Record& current = kept.records[it->second];
-    if (r.value("status", "") == "ok" || current.value("status", "") != "ok") std::swap(current, r);
+    if (text_of(r, "status") == "ok" || text_of(current, "status") != "ok") std::swap(current, r);
     kept.left_out.push_back(std::move(r));
   }
   for (const auto& r : kept.records)
-    if (r.value("status", "") == "ok") kept.done.insert(r.value("point_id", ""));
+    if (text_of(r, "status") == "ok") kept.done.insert(text_of(r, "point_id"));
   return kept;
 }
 

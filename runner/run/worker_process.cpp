@@ -287,7 +287,7 @@ WorkerProcess::Outcome WorkerProcess::kill_now(Outcome::Kind kind, std::string c
 }
 
 void WorkerProcess::start(std::size_t index, double timeout_s, double grace_s) {
-  in_flight_.emplace();
+  in_flight_ = InFlight{};
   in_flight_->timeout_s = timeout_s;
   in_flight_->grace_s = grace_s;
   in_flight_->deadline = timeout_s;

@@ -85,7 +85,7 @@ class WorkerProcess {
  private:
   struct InFlight {
     double timeout_s = 0, grace_s = 0, deadline = 0;
-    RunningClock clock;
+    RunningClock clock{};              // braces: its default constructor is explicit
     std::optional<Outcome> immediate;  // the outcome without waiting (the worker was gone)
   };
   void wait_hello();

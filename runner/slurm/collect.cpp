@@ -79,7 +79,7 @@ int collect_run(const std::filesystem::path& dir, bool force_mix) {
   doc["state"] = complete ? "complete" : "partial";
   doc["updated"] = utc_now();
   std::map<std::string, int> counts;
-  for (const auto& r : results.records) ++counts[r.value("status", "")];
+  for (const auto& r : results.records) ++counts[text_of(r, "status")];
   doc["counts"] = counts;
   doc["records"] = results.records.size();
   doc["planned"] = run.points().size();

@@ -15,8 +15,8 @@ namespace {
 // When a point has several records (a shard re-run by hand, a file copied in), an ok record wins
 // over any other, and otherwise the later one.
 bool better(const Record& candidate, const Record& current) {
-  const bool candidate_ok = candidate.value("status", "") == "ok";
-  const bool current_ok = current.value("status", "") == "ok";
+  const bool candidate_ok = text_of(candidate, "status") == "ok";
+  const bool current_ok = text_of(current, "status") == "ok";
   return candidate_ok || !current_ok;
 }
 
@@ -42,7 +42,7 @@ ShardResults ShardResults::read(const SlurmRun& run) {
     const auto base = run.dir() / "shards" / std::to_string(s);
     try {
       for (auto& r : read_jsonl(base.string() + ".jsonl", &result.warnings)) {
-        const std::string id = r.value("point_id", "");
+        const std::string id = text_of(r, "point_id");
         const auto it = plan_index.find(id);
         if (it == plan_index.end()) {
           outside_plan.insert(id);
@@ -85,7 +85,7 @@ ShardResults ShardResults::read(const SlurmRun& run) {
       if (tally) ++tally->missing;
       continue;
     }
-    const std::string status = best[i]->value("status", "");
+    const std::string status = text_of(*best[i], "status");
     if (tally) {
       if (status == "ok")
         ++tally->ok;
