@@ -45,7 +45,10 @@ void write_file_atomically(const std::filesystem::path& file, std::string_view c
 
 void write_file_atomically(const std::filesystem::path& file,
                            const std::function<bool(int fd)>& write) {
-  const std::filesystem::path tmp = file.string() + ".tmp";
+  // A name of this process's own: processes that share a file (the shards of a Slurm array
+  // copying one calibration into their run's folder) must never rename each other's temporary
+  // away ("cannot replace: No such file or directory"); the last rename wins, each one whole.
+  const std::filesystem::path tmp = fmt::format("{}.{}.tmp", file.string(), ::getpid());
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) io_error(tmp, "cannot create", errno);
   auto fail = [&](const char* what) {
