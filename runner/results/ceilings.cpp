@@ -95,8 +95,7 @@ Ceilings::Ceilings(const nlohmann::json& calibration) {
 void Ceilings::apply(Record& r, const Registry& registry) const {
   if (text_of(r, "status") != "ok") return;
   const double gbps = number_or(r, "gbps"), gflops = number_or(r, "gflops");
-  const std::string dtype =
-      r.contains("dtype") && r["dtype"].is_string() ? r["dtype"].get<std::string>() : "";
+  const std::string dtype = text_of(r, "dtype");
   const std::string backend = text_of(r, "backend");
   auto gpu = [&](const char* key) {
     const auto it = gpu_.find(key);

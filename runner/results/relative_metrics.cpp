@@ -17,9 +17,9 @@ double threads_of(const Record& r) {
 // The device a record was measured on, as far as ratios go: "cpu", or the GPU's UUID, so that no
 // ratio mixes two GPUs of a run spread over several (runner/run/device_scheduler.hpp).
 std::string device_of(const Record& r) {
-  if (r.value("backend", "cpu") == "cpu") return "cpu";
-  const auto it = r.find("gpu_uuid");
-  return "gpu:" + (it != r.end() && it->is_string() ? it->get<std::string>() : std::string());
+  if (const std::string backend = text_of(r, "backend"); backend.empty() || backend == "cpu")
+    return "cpu";
+  return "gpu:" + text_of(r, "gpu_uuid");
 }
 }  // namespace
 

@@ -100,9 +100,9 @@ void print_summary(const std::vector<Record>& records, std::size_t planned, std:
     if (!dim("n").empty()) size += "x" + dim("n");
     if (!dim("k").empty()) size += "x" + dim("k");
     if (!dim("kernel_size").empty()) size += " ks=" + dim("kernel_size");
+    const std::string dtype = text_of(r, "dtype");
     const std::string key =
-        fmt::format("{:<10} {:<7} {:<16} {:<5}", text_of(r, "kernel"),
-                    r["dtype"].is_string() ? r["dtype"].get<std::string>() : "-",
+        fmt::format("{:<10} {:<7} {:<16} {:<5}", text_of(r, "kernel"), dtype.empty() ? "-" : dtype,
                     size.empty() ? "-" : size, text_of(r, "backend"));
     Best& b = best[key];
     if (!b.record ||

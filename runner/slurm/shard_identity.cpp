@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "runner/results/record.hpp"
 #include "runner/run/resume.hpp"
 #include "runner/slurm/array_indices.hpp"
 
@@ -12,18 +13,14 @@ namespace runner::slurm {
 
 namespace {
 
-std::string string_at(const nlohmann::json& j, const char* key) {
-  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
-}
-
 // The device an earlier release's environment describes: the GPU's name when there is one,
 // else the CPU model (what runner/run/experiment.cpp puts in the identity).
 std::string device_of(const nlohmann::json& environment) {
   if (!environment.is_object()) return "";
   const auto gpu = environment.value("gpu", nlohmann::json());
-  if (gpu.is_object() && gpu.value("present", false)) return string_at(gpu, "name");
+  if (gpu.is_object() && gpu.value("present", false)) return text_of(gpu, "name");
   if (gpu.is_string() && !gpu.get<std::string>().empty()) return gpu.get<std::string>();
-  return string_at(environment, "cpu_model");
+  return text_of(environment, "cpu_model");
 }
 
 std::string shards_word(const std::vector<int>& shards) {
@@ -42,21 +39,21 @@ std::optional<ShardIdentity> shard_identity(const nlohmann::json& manifest) {
   const nlohmann::json environment = manifest.value("environment", nlohmann::json());
   if (manifest.contains("identity") && manifest["identity"].is_object()) {
     const auto& i = manifest["identity"];
-    id.config = string_at(i, "config");
-    id.build = string_at(i, "build");
-    id.device = string_at(i, "device");
+    id.config = text_of(i, "config");
+    id.build = text_of(i, "build");
+    id.device = text_of(i, "device");
     if (!id.config.empty() || !id.build.empty()) return id;
   }
   // Earlier releases: the parts the identity is made of are in the manifest all the same.
-  const std::string text = string_at(manifest, "config_text");
-  const std::string revision = string_at(environment, "git_revision");
+  const std::string text = text_of(manifest, "config_text");
+  const std::string revision = text_of(environment, "git_revision");
   if (manifest.contains("config_text") && !revision.empty()) {
     id.config = identity_of(text).config;
     id.build = revision;
     id.device = device_of(environment);
     return id;
   }
-  const std::string fingerprint = string_at(manifest, "fingerprint");
+  const std::string fingerprint = text_of(manifest, "fingerprint");
   if (fingerprint.empty()) return std::nullopt;
   id.config = id.build = fingerprint;
   id.device = device_of(environment);
