@@ -30,10 +30,18 @@ int cpus_in_mask(std::vector<int>* list = nullptr) {
   return 0;
 }
 
+// The mask at start, as a bitmap in static storage: the .preinit_array entry runs before any
+// constructor, so nothing here may need one (a std::vector's would run after it and could clear
+// it).
+constexpr int kMaxCpusAtStart = 1 << 16;
+unsigned char g_mask_at_start[kMaxCpusAtStart / 8];
 int g_cpus_at_start = 0;
 
 void read_mask_before_anything(int, char**, char**) {
-  g_cpus_at_start = cpus_in_mask();
+  std::vector<int> cpus;  // (a local: constructed here, unlike a global)
+  g_cpus_at_start = cpus_in_mask(&cpus);
+  for (int c : cpus)
+    if (c < kMaxCpusAtStart) g_mask_at_start[c / 8] |= static_cast<unsigned char>(1u << (c % 8));
 }
 
 [[gnu::section(".preinit_array"),
@@ -51,6 +59,14 @@ int usable_cpus() {
 std::vector<int> affinity_cpus() {
   std::vector<int> cpus;
   cpus_in_mask(&cpus);
+  return cpus;
+}
+
+std::vector<int> cpus_at_start() {
+  if (g_cpus_at_start <= 0) return affinity_cpus();
+  std::vector<int> cpus;
+  for (int c = 0; c < kMaxCpusAtStart; ++c)
+    if (g_mask_at_start[c / 8] & (1u << (c % 8))) cpus.push_back(c);
   return cpus;
 }
 

@@ -14,8 +14,14 @@ namespace runner {
 // single CPU. At least 1.
 int usable_cpus();
 
-// The CPU numbers of this thread's affinity mask now, ascending (for pinning a worker to some of
-// them, or pinning it back); empty when the mask cannot be read.
+// The CPU numbers of this thread's affinity mask now, ascending; empty when the mask cannot be
+// read.
 std::vector<int> affinity_cpus();
+
+// The CPU numbers of the process's mask when it started, ascending, read with usable_cpus()'s
+// count: the cores a worker process may be given. Not affinity_cpus(): by now, under the
+// OMP_PROC_BIND the runner sets, libgomp has bound the main thread to one core, and every worker
+// forked with that mask would share it.
+std::vector<int> cpus_at_start();
 
 }  // namespace runner

@@ -113,7 +113,7 @@ GpuInventory probe_gpus() {
   }
   inv.absent_reason = probed.value("absent_reason", "");
   const std::vector<std::string> entries = visibility_entries(inv.visibility_value);
-  const std::vector<int> mine = affinity_cpus();
+  const std::vector<int> mine = cpus_at_start();
   int index = 0;
   std::map<std::vector<int>, int> sharing;  // an affinity set -> how many GPUs have it
   for (const auto& g : probed["gpus"]) {

@@ -36,7 +36,7 @@ DeviceSlots::DeviceSlots(const ExperimentSpec& spec, const std::vector<Point>& p
   cpu.placement.visibility_variable = visibility_variable;
   if (!gpus.empty()) cpu.placement.visible_gpu = "";
   slots_.push_back(std::move(cpu));
-  const std::vector<int> mine = affinity_cpus();
+  const std::vector<int> mine = cpus_at_start();
   for (std::size_t g = 0; g < gpus.size(); ++g) {
     Slot s;
     s.id = static_cast<int>(g);
