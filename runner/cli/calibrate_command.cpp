@@ -1,17 +1,26 @@
-// `runner calibrate`: measures the ceilings of this machine's GPU and CPU, judges them and keeps
-// them where runs look for them (runner/measure/calibration.hpp, calibration_store.hpp).
+// `runner calibrate`: measures the ceilings of this machine's GPUs (each one it sees) and CPU,
+// judges them and keeps them where runs look for them (runner/measure/calibration.hpp,
+// calibration_store.hpp).
 #include <fmt/format.h>
+
+#include <cstdio>
+#include <cstdlib>
 
 #include "runner/api/gpu_info.hpp"
 #include "runner/base/exit_codes.hpp"
+#include "runner/base/forked_call.hpp"
 #include "runner/cli/commands.hpp"
 #include "runner/measure/calibration.hpp"
 #include "runner/measure/environment.hpp"
+#include "runner/measure/gpu_devices.hpp"
 #include "runner/results/record.hpp"
 
 namespace runner::cli {
 
 namespace {
+
+// One GPU's calibration takes under a minute (three attempts at most); a hung one is stopped.
+constexpr int kCalibrateOneGpuTimeoutSeconds = 900;
 
 double ceiling(const nlohmann::ordered_json& doc, const char* key) {
   return number_or(doc["ceilings"], key);
@@ -73,7 +82,40 @@ int calibrate_command(const CalibrateArguments& args) {
     measured = true;
     kept = kept && r.decision.store;
   };
-  if (!args.cpu_only) {
+  // Every GPU of a node, each by a child that sees it alone (as a run's workers do): a run over
+  // several GPUs needs each one's ceilings, keyed by its UUID.
+  const GpuInventory gpus = args.cpu_only ? GpuInventory{} : probe_gpus();
+  if (gpus.devices.size() > 1) {
+    for (const GpuDevice& d : gpus.devices) {
+      std::fflush(stdout);
+      std::fflush(stderr);
+      const ForkedCallResult r = run_forked(
+          [&] {
+            ::setenv(gpus.visibility_variable.c_str(), d.visibility.c_str(), 1);
+            std::string outcome = "absent";
+            if (gpu_info().present) {
+              const CalibrationResult c = calibrate_and_store(
+                  store, gpu_calibration_key(host, gpu_info().name, gpu_info().uuid), 0,
+                  args.force);
+              print_gpu(c.doc);
+              print_outcome(c);
+              outcome = c.decision.store ? "kept" : "not kept";
+            } else {
+              fmt::print(stderr, "error: GPU {} ({}): {}\n", d.index, d.uuid,
+                         gpu_info().absent_reason);
+            }
+            std::fflush(stdout);
+            std::fflush(stderr);
+            return outcome;
+          },
+          kCalibrateOneGpuTimeoutSeconds);
+      if (!r.finished)
+        fmt::print(stderr, "error: the calibration of GPU {} ({}) ended: {}\n", d.index, d.uuid,
+                   r.how_it_ended());
+      measured = measured || r.text == "kept" || r.text == "not kept";
+      kept = kept && r.text == "kept";
+    }
+  } else if (!args.cpu_only) {
     if (gpu_info().present) {
       one(gpu_calibration_key(host, gpu_info().name, gpu_info().uuid), 0, print_gpu);
     } else if (args.gpu_only) {

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include <fmt/format.h>
@@ -88,14 +89,24 @@ bool measure_in_child(const CalibrationStore& store, const std::vector<Calibrati
   }
 }
 
+// The calibration files (by name: host and device) this process has measured: a run measures each
+// device once, whatever asks again (the run's CPU and first GPU, then each GPU slot, which may be
+// the same GPU).
+std::set<std::filesystem::path>& measured_by_this_process() {
+  static std::set<std::filesystem::path> files;
+  return files;
+}
+
 // Why a stored calibration should be measured again before a run uses it; empty: it is fine.
-std::string why_measure_again(const StoredCalibration& stored) {
-  if (calibration_is_stale(stored.doc))
-    return "it is stale (" + stored.doc["stale"].value("reason", "a point beat it") + ")";
-  // Measured under load: again once the machine is quiet, which half a second of watching says.
-  if (!calibration_is_quiet(stored.doc) && other_processes_cores_now(0.5) <= kMaxOtherProcessCores)
-    return "it was measured under load and the machine is quiet now";
-  return "";
+std::string reason_to_measure_again(const StoredCalibration& stored) {
+  if (measured_by_this_process().contains(stored.file.filename())) return "";
+  std::error_code ec;
+  const auto written = std::filesystem::last_write_time(stored.file, ec);
+  const auto age = ec ? kRemeasureNoisyAfter
+                      : std::chrono::duration_cast<std::chrono::seconds>(
+                            std::filesystem::file_time_type::clock::now() - written);
+  return why_measure_again(nlohmann::json(stored.doc), age,
+                           [] { return other_processes_cores_now(0.5) <= kMaxOtherProcessCores; });
 }
 }  // namespace
 
@@ -350,7 +361,7 @@ nlohmann::ordered_json calibration_for_run(const std::filesystem::path& explicit
     for (const auto& key : keys) {
       const auto stored = store.find(key);
       const std::string why =
-          !stored ? "none is stored for this machine yet" : why_measure_again(*stored);
+          !stored ? "none is stored for this machine yet" : reason_to_measure_again(*stored);
       if (why.empty()) continue;
       // Under compute-sanitizer or Nsight Compute every cuBLAS kernel is instrumented (the SGEMM
       // ceiling came out 60 x too low under memcheck): figures measured there would be kept and
@@ -381,6 +392,8 @@ nlohmann::ordered_json calibration_for_run(const std::filesystem::path& explicit
           "calibrating {} (into {}; runner calibrate --check says how the stored ones "
           "stand)",
           what, store.write_folder().string());
+      for (const auto& key : measuring)
+        measured_by_this_process().insert(store.file_for(key).filename());
       if (!measure_in_child(store, measuring, cores))
         spdlog::warn(
             "calibration incomplete: records of a device without ceilings get no pct_peak_*");

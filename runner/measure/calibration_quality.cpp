@@ -102,6 +102,23 @@ bool calibration_is_stale(const nlohmann::json& doc) {
   return doc.is_object() && doc.contains("stale") && doc["stale"].is_object();
 }
 
+std::string why_measure_again(const nlohmann::json& doc, std::chrono::seconds age,
+                              const std::function<bool()>& quiet_now) {
+  if (calibration_is_stale(doc))
+    return "it is stale (" + doc["stale"].value("reason", "a point beat it") + ")";
+  if (calibration_is_quiet(doc)) return "";
+  const nlohmann::json conditions = doc.value("conditions", nlohmann::json::object());
+  const auto others = conditions.find("other_processes_cores");
+  // (A calibration that recorded no conditions counts as loaded: measured again once quiet.)
+  const bool was_loaded = others == conditions.end() || !others->is_number() ||
+                          others->get<double>() > kMaxOtherProcessCores;
+  if (!was_loaded && age < kRemeasureNoisyAfter) return "";
+  if (!quiet_now()) return "";
+  return was_loaded
+             ? "it was measured under load and the machine is quiet now"
+             : "its samples spread on a quiet machine a day ago or more, and it is quiet now";
+}
+
 CalibrationJudgement judge_cpu_calibration(const nlohmann::json& doc,
                                            const nlohmann::json& previous,
                                            const nlohmann::json& observed, double core_peak_sp) {

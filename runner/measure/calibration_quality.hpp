@@ -18,6 +18,8 @@
 // A stored calibration becomes "stale" when a run's point beats it by more than 10 % where
 // nothing explains it (runner/results/stale_ceilings.hpp): the next run measures it again.
 #include <array>
+#include <chrono>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -31,6 +33,9 @@ inline constexpr double kMaxCalibrationSpread = 0.05;  // median repetition / be
 inline constexpr double kMaxOtherProcessCores = 0.2;   // cores' worth of CPU used by others
 inline constexpr double kMaxCalibrationDrop = 0.10;    // below an earlier figure of the machine
 inline constexpr double kStaleMargin = 1.10;           // a point this far above its ceiling
+// A provisional calibration measured on a quiet machine (the device's own samples spread) is
+// measured again by a run only once it is this old (`runner calibrate` measures it any time).
+inline constexpr std::chrono::hours kRemeasureNoisyAfter{24};
 
 // What else happened on the machine while a calibration measured.
 class ConditionWatch {
@@ -49,6 +54,16 @@ class ConditionWatch {
 // Cores' worth of CPU other processes use now, over `seconds`: whether the machine is quiet
 // enough to calibrate (a provisional calibration is measured again once it is).
 double other_processes_cores_now(double seconds);
+
+// Why a stored calibration (a document of runner/measure/calibration.cpp) should be measured
+// again before a run uses it; empty: it is fine. Stale: again. Provisional because other
+// processes used the machine: again once it is quiet. Provisional on a quiet machine (the
+// device's own samples spread): measuring again at once mostly gives the same, and cost every run
+// its seconds (each GPU of a node, up to three attempts each), so again once `age` (since it was
+// written) reaches kRemeasureNoisyAfter and the machine is quiet. `quiet_now` watches the machine
+// (half a second) and is called only when the answer depends on it.
+std::string why_measure_again(const nlohmann::json& doc, std::chrono::seconds age,
+                              const std::function<bool()>& quiet_now);
 
 struct CalibrationJudgement {
   std::vector<std::string> noisy, implausible;  // why, in words; empty when it is neither

@@ -88,6 +88,22 @@ TEST(MultiGpu, BadGpuSelectionsAreUsageErrors) {
   expect_usage_error(run({}), "multi.yaml:6:11: gpu_mode must be spread or each, got 'every'", dir);
 }
 
+TEST(MultiGpu, CalibrateVisitsEveryGpuEachInAChildThatSeesItAlone) {
+  // Made-up GPUs: each child, given its GPU's visibility entry, finds no GPU behind it and says so;
+  // what matters is that every GPU of the node is visited, not only device 0.
+  TempDir dir;
+  SpawnOptions o;
+  o.env["RUNNER_FAULT_INJECTION"] = "1";
+  o.env["RUNNER_TEST_FAKE_GPUS"] = "3";
+  const ProcessResult r =
+      run_runner({"calibrate", "--gpu-only", "--out", (dir / "cal").string()}, 120, o);
+  EXPECT_EQ(r.exit_code, 3) << "nothing measured: " << r.err;
+  for (int g = 0; g < 3; ++g)
+    EXPECT_NE(r.err.find("error: GPU " + std::to_string(g) + " (GPU-fa4e000" + std::to_string(g)),
+              std::string::npos)
+        << r.err;
+}
+
 TEST(MultiGpu, PointsSpreadOverTheGpusAProblemOnOne) {
   if (!built_with_gpu_variants()) GTEST_SKIP() << "no GPU variants in this build";
   FakeGpuRun t;

@@ -131,5 +131,42 @@ TEST(CalibrationDecision, ARefusedCalibrationIsNotStored) {
             std::string::npos);
 }
 
+TEST(CalibrationRemeasure, ANoisyCalibrationOfAQuietMachineWaitsADay) {
+  using namespace std::chrono_literals;
+  int watched = 0;
+  const auto quiet = [&] { return ++watched, true; };
+  const auto busy = [&] { return ++watched, false; };
+  nlohmann::json noisy = {
+      {"conditions", {{"other_processes_cores", 0.05}}},
+      {"verdict",
+       {{"state", "provisional"}, {"reasons", {"the samples of a figure spread by 9.8 %"}}}}};
+  // Measured on a quiet machine an hour ago (as a GPU whose samples spread 6-13 % at every
+  // attempt, which every run of a 4-GPU node measured again, 3 attempts a GPU): kept, and the
+  // machine is not even watched.
+  EXPECT_EQ(why_measure_again(noisy, 1h, quiet), "");
+  EXPECT_EQ(watched, 0);
+  EXPECT_EQ(why_measure_again(noisy, 25h, quiet),
+            "its samples spread on a quiet machine a day ago or more, and it is quiet now");
+  EXPECT_EQ(why_measure_again(noisy, 25h, busy), "");
+  // Measured under load: again as soon as the machine is quiet, however young.
+  nlohmann::json loaded = noisy;
+  loaded["conditions"]["other_processes_cores"] = 1.9;
+  EXPECT_EQ(why_measure_again(loaded, 1min, quiet),
+            "it was measured under load and the machine is quiet now");
+  EXPECT_EQ(why_measure_again(loaded, 1min, busy), "");
+  nlohmann::json unknown = noisy;
+  unknown.erase("conditions");
+  EXPECT_EQ(why_measure_again(unknown, 1min, quiet),
+            "it was measured under load and the machine is quiet now");
+  // Quiet: never; stale: always, without watching.
+  watched = 0;
+  nlohmann::json fine = noisy;
+  fine["verdict"]["state"] = "quiet";
+  EXPECT_EQ(why_measure_again(fine, 1000h, quiet), "");
+  fine["stale"] = {{"reason", "copy reached 4100 GB/s"}};
+  EXPECT_EQ(why_measure_again(fine, 1min, busy), "it is stale (copy reached 4100 GB/s)");
+  EXPECT_EQ(watched, 0);
+}
+
 }  // namespace
 }  // namespace runner
