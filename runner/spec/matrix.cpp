@@ -402,6 +402,20 @@ std::vector<Point> expand(const ExperimentSpec& spec, const Registry& registry) 
   return Expander(spec, registry).run();
 }
 
+namespace {
+
+// The share of a whole GPU that a point's launch occupies: 1 unless the point fixes its grid, then
+// its threads over kFullGpuThreads (a 132-SM GPU at 2048 resident threads per SM is 2^18).
+constexpr double kFullGpuThreads = 262144.0;
+double launched_gpu_share(const Point& point) {
+  if (!point.grid || *point.grid <= 0) return 1.0;
+  const double block_threads =
+      point.block ? static_cast<double>(std::max<std::int64_t>(point.block->threads(), 1)) : 256.0;
+  return std::min(1.0, static_cast<double>(*point.grid) * block_threads / kFullGpuThreads);
+}
+
+}  // namespace
+
 double estimated_cost(const Point& point, const Registry& registry) {
   const KernelInfo* k = registry.find(point.kernel);
   if (!k) return 1.0;
@@ -410,8 +424,13 @@ double estimated_cost(const Point& point, const Registry& registry) {
   // Nominal rates: a GPU does ~10 TFLOP/s and ~1 TB/s on seed-grade kernels, a CPU core ~10
   // GFLOP/s and ~5 GB/s. Only the ratios between points matter.
   const int threads = point.threads.value_or(1);
-  const double flop_rate = gpu ? 1e13 : 1e10 * threads;
-  const double byte_rate = gpu ? 1e12 : 5e9 * std::min(threads, 4);
+  // A GPU launch with a fixed grid smaller than the device (the seeds' `grid: [1, 8, 64]` sweeps of
+  // one-thread blocks) runs at the rate of the threads it has: one thread is ~2^-18 of a GPU. These
+  // points take seconds where the rest take milliseconds, and the GPU scheduler hands out the most
+  // costly groups first, so they must not look cheap.
+  const double gpu_share = gpu ? launched_gpu_share(point) : 1.0;
+  const double flop_rate = gpu ? 1e13 * gpu_share : 1e10 * threads;
+  const double byte_rate = gpu ? 1e12 * gpu_share : 5e9 * std::min(threads, 4);
   const double flops = k->flops ? k->flops(point) : 0.0;
   const double bytes = k->bytes ? k->bytes(point) : 0.0;
   const double per_run = std::max(flops / flop_rate, bytes / byte_rate);

@@ -126,5 +126,28 @@ TEST(EstimatedCost, GrowsWithWorkAndShrinksWithThreads) {
   EXPECT_DOUBLE_EQ(estimated_cost(unknown, r), 1.0);
 }
 
+TEST(EstimatedCost, AGpuLaunchOfAFewThreadsCostsWhatItsThreadsDo) {
+  // The seeds' grid sweeps: one-thread blocks on 1, 8, 64 ... blocks run seconds, not microseconds.
+  Point whole{.kernel = "gemm",
+              .variant = "cuda_tiled",
+              .size = ProblemSize{256, 256, 256},
+              .dtype = Dtype::f32,
+              .block = BlockShape{1, 1}};
+  Point one_thread = whole;
+  one_thread.grid = 1;
+  Point eight_threads = whole;
+  eight_threads.grid = 8;
+  Point full = whole;
+  full.block = BlockShape{256, 1};
+  full.grid = 4096;  // 2^20 threads: more than the GPU holds at once, the whole GPU
+  const auto& r = fake_registry();
+  EXPECT_GT(estimated_cost(one_thread, r), estimated_cost(eight_threads, r));
+  EXPECT_GT(estimated_cost(eight_threads, r), 10 * estimated_cost(whole, r));
+  EXPECT_DOUBLE_EQ(estimated_cost(full, r), estimated_cost(whole, r));
+  // One thread is 2^-18 of the GPU: 2·256³ flop at 1e13 / 2^18 flop/s, ten samples.
+  EXPECT_DOUBLE_EQ(estimated_cost(one_thread, r),
+                   0.05 + 10.0 * 2.0 * 256.0 * 256.0 * 256.0 / (1e13 / 262144.0));
+}
+
 }  // namespace
 }  // namespace runner
