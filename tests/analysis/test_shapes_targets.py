@@ -111,6 +111,14 @@ class ShapesTargetsTest(unittest.TestCase):
             "FP32 gemm ≥ 90 % at m, n, k ≥ 2048": (1, 1),
             "FP32 gemm ≥ 50 % on deep K": (0, 1),
             "FP64 gemm ≥ 60 % at 1024³": (0, 1),
+            # The small, skinny and narrow targets cover every problem of their class.
+            "tiled_vec ≥ 90 % of copy, ≥ 2^20 elements": (0, 3),
+            "tiled_vec within 2 % of tiled_rows, ≥ 2^20 elements": (0, 1),
+            "conv2d ≥ 85 % of copy, k = 3, 5, 7, ≥ 2^20 pixels": (0, 1),
+            "conv2d ≥ 80 % of copy, k = 9, from 4096²": (0, 1),
+            "FP32 gemm ≥ 90 % at m, n, k ≥ 512": (1, 1),
+            "FP32 gemm ≥ 75 % at m, n, k ≥ 256": (0, 1),
+            "FP64 gemm ≥ 85 % at m, n, k ≥ 512": (0, 1),
         })
         # The best own variant is the best block of any own variant: tiled_rows 64x8 at 4097².
         self.assertIn("93.3 %", self.row(out, "float", "4097²"))
@@ -132,6 +140,38 @@ class ShapesTargetsTest(unittest.TestCase):
         self.assertIn("missed by 1.0", self.row(out, "double", "1024³"))
         # The failed point is listed, not counted.
         self.assertIn("gemm dmma double 4096 × 4096 × 4096: failed verification failed", out)
+
+    def test_small_skinny_and_narrow_problems_meet_their_own_targets(self):
+        run = self.write("s", [
+            # A 33-row transpose of 2^20 elements: tiled_vec 95 % of copy (met) but 4 % behind
+            # tiled_rows' best block (missed: a tuned variant must not lose to a simpler one).
+            rec("transpose", "copy", 33, 31776, 1.0, dtype="double", gbps=3000.0),
+            rec("transpose", "tiled_vec", 33, 31776, 1.0, dtype="double", gbps=2850.0),
+            rec("transpose", "tiled_rows", 33, 31776, 1.0, dtype="double", gbps=2970.0,
+                block_x=64, block_y=8),
+            # Under 2^20 elements: outside both.
+            rec("transpose", "copy", 33, 1000, 1.0, gbps=1000.0),
+            rec("transpose", "tiled_vec", 33, 1000, 1.0, gbps=500.0),
+            # A narrow image (128 rows) at k = 5: 86 % of the copy of the same image.
+            rec("transpose", "copy", 128, 8192, 1.0, gbps=3000.0),
+            rec("conv2d", "shared_reg", 128, 8192, 1.0, ks=5, gbps=2580.0, gflops=3000.0),
+            rec("gemm", "cublas", 800, 800, 1.0, k=800, gflops=40000.0),
+            rec("gemm", "regtile", 800, 800, 1.0, k=800, gflops=34000.0),
+            rec("gemm", "cublas", 300, 700, 1.0, k=511, dtype="double", gflops=20000.0),
+            rec("gemm", "dmma", 300, 700, 1.0, k=511, dtype="double", gflops=15200.0),
+        ])
+        out = self.run_script(run)
+        self.assertEqual(self.counts(out), {
+            "tiled_vec ≥ 90 % of copy, ≥ 2^20 elements": (1, 0),
+            "tiled_vec within 2 % of tiled_rows, ≥ 2^20 elements": (0, 1),
+            "conv2d ≥ 85 % of copy, k = 3, 5, 7, ≥ 2^20 pixels": (1, 0),
+            "FP32 gemm ≥ 90 % at m, n, k ≥ 512": (0, 1),
+            "FP64 gemm ≥ 75 % at m, n, k ≥ 256": (1, 0),
+        })
+        self.assertIn("| met | 96.0 %: **missed by 2.0** |", self.row(out, "double", "33 × 31776"))
+        self.assertRegex(self.row(out, "float", "33 × 1000"), r"\| — \| — \|$")
+        self.assertIn("86.0 %", self.row(out, "128 × 8192", "| 5 |"))
+        self.assertIn("85.0 % | ≥ 90 %: **missed by 5.0**", self.row(out, "800³"))
 
     def test_missing_results_directory_is_an_error(self):
         proc = subprocess.run([sys.executable, SCRIPT, os.path.join(self.tmp, "none")],
