@@ -75,12 +75,16 @@ int calibrate_command(const CalibrateArguments& args) {
   const CalibrationStore store(args.out);
   const std::string host = environment().host;
   bool kept = true, measured = false;
-  auto one = [&](const CalibrationKey& key, int cores, auto&& print) {
+  // Measures, prints and keeps (or not) one device: true when the store took it.
+  auto measure_and_print = [&](const CalibrationKey& key, int cores, auto&& print) {
     const CalibrationResult r = calibrate_and_store(store, key, cores, args.force);
     print(r.doc);
     print_outcome(r);
+    return r.decision.store;
+  };
+  auto one = [&](const CalibrationKey& key, int cores, auto&& print) {
     measured = true;
-    kept = kept && r.decision.store;
+    kept = measure_and_print(key, cores, print) && kept;
   };
   // Every GPU of a node, each by a child that sees it alone (as a run's workers do): a run over
   // several GPUs needs each one's ceilings, keyed by its UUID.
@@ -94,12 +98,11 @@ int calibrate_command(const CalibrateArguments& args) {
             ::setenv(gpus.visibility_variable.c_str(), d.visibility.c_str(), 1);
             std::string outcome = "absent";
             if (gpu_info().present) {
-              const CalibrationResult c = calibrate_and_store(
-                  store, gpu_calibration_key(host, gpu_info().name, gpu_info().uuid), 0,
-                  args.force);
-              print_gpu(c.doc);
-              print_outcome(c);
-              outcome = c.decision.store ? "kept" : "not kept";
+              outcome =
+                  measure_and_print(gpu_calibration_key(host, gpu_info().name, gpu_info().uuid), 0,
+                                    print_gpu)
+                      ? "kept"
+                      : "not kept";
             } else {
               fmt::print(stderr, "error: GPU {} ({}): {}\n", d.index, d.uuid,
                          gpu_info().absent_reason);
