@@ -165,7 +165,7 @@ std::vector<GpuDevice> select_gpus(const GpuRequest& request, const GpuInventory
     case GpuRequest::Kind::count:
       if (static_cast<std::size_t>(request.count) > all.size())
         throw UsageError(
-            fmt::format("--gpus {}: {} GPUs asked for, and {}", request.text, request.count, seen));
+            fmt::format("{}: {} GPUs asked for, and {}", request.origin, request.count, seen));
       return {all.begin(), all.begin() + request.count};
     case GpuRequest::Kind::list:
       break;
@@ -178,19 +178,19 @@ std::vector<GpuDevice> select_gpus(const GpuRequest& request, const GpuInventory
         if (d.uuid == item || d.visibility == item) found = &d;
       if (!found)
         throw UsageError(fmt::format(
-            "--gpus {}: no GPU with UUID {} here; {} ({})", request.text, item, seen,
+            "{}: no GPU with UUID {} here; {} ({})", request.origin, item, seen,
             all.empty() ? std::string("nvidia-smi -L lists the UUIDs") : describe_devices(all)));
     } else {
       const int index = std::stoi(item);
       if (index < 0 || static_cast<std::size_t>(index) >= all.size())
-        throw UsageError(fmt::format("--gpus {}: there is no GPU {}: {} (indices 0 to {})",
-                                     request.text, item, seen,
-                                     all.empty() ? -1 : static_cast<int>(all.size()) - 1));
+        throw UsageError(
+            fmt::format("{}: there is no GPU {}: {}{}", request.origin, item, seen,
+                        all.empty() ? "" : fmt::format(" (indices 0 to {})", all.size() - 1)));
       found = &all[static_cast<std::size_t>(index)];
     }
     for (const auto& c : chosen)
       if (c.index == found->index)
-        throw UsageError(fmt::format("--gpus {}: GPU {} is named twice (as {})", request.text,
+        throw UsageError(fmt::format("{}: GPU {} is named twice (as {})", request.origin,
                                      describe_device(*found), item));
     chosen.push_back(*found);
   }

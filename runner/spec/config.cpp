@@ -1,11 +1,13 @@
 #include "runner/spec/config.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <fstream>
 #include <set>
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/parser.h>
@@ -327,24 +329,38 @@ class ConfigParser : public YamlReader {
 
   // `gpus:` all, a count, or a list of GPU indices or UUIDs (runner/spec/gpu_request.hpp).
   GpuRequest gpu_request(const YAML::Node& n) const {
-    std::string text;
+    GpuRequest request;
     if (n.IsSequence()) {
+      // A list, each entry checked where it stands; "[2]" is the GPU 2, not a count.
       if (n.size() == 0) fail(n, "gpus: an empty list names no GPU (all, a count, or [0, 2])");
+      std::vector<std::string> items;
       for (std::size_t i = 0; i < n.size(); ++i) {
         if (!n[i].IsScalar())
           fail(n[i], fmt::format("gpus[{}] must be a GPU index or UUID (GPU-...)", i));
-        text += n[i].Scalar() + ",";
+        const std::string item = n[i].Scalar();
+        if (const std::string problem = gpu_item_problem(item); !problem.empty())
+          fail(n[i], fmt::format("gpus[{}]: {}", i, problem));
+        const auto twice = std::find(items.begin(), items.end(), item);
+        if (twice != items.end())
+          fail(n[i], fmt::format("gpus[{}]: GPU {} is named twice (also gpus[{}])", i, item,
+                                 twice - items.begin()));
+        items.push_back(item);
       }
+      request.kind = GpuRequest::Kind::list;
+      request.items = items;
+      request.text = fmt::format("[{}]", fmt::join(items, ", "));
     } else if (n.IsScalar()) {
-      text = n.Scalar();
+      try {
+        request = parse_gpu_request(n.Scalar());
+      } catch (const std::invalid_argument& e) {
+        fail(n, std::string("gpus: ") + e.what());
+      }
     } else {
       fail(n, "gpus must be all, a count of GPUs, or a list of GPU indices or UUIDs");
     }
-    try {
-      return parse_gpu_request(text);
-    } catch (const std::invalid_argument& e) {
-      fail(n, std::string("gpus: ") + e.what());
-    }
+    const Location at = where(n);
+    request.origin = fmt::format("{}:{}:{}: gpus: {}", file(), at.line, at.column, request.text);
+    return request;
   }
 
   SlurmSpec slurm(const YAML::Node& n) {

@@ -24,9 +24,19 @@ std::string_view trim(std::string_view s) {
 
 }  // namespace
 
+std::string gpu_item_problem(std::string_view item) {
+  const bool uuid = item.starts_with("GPU-") || item.starts_with("MIG-");
+  if (uuid || (all_digits(item) && item.size() <= 4)) return "";
+  return fmt::format(
+      "'{}' is neither a GPU index nor a GPU UUID (GPU-... or MIG-..., as nvidia-smi -L shows "
+      "them)",
+      item);
+}
+
 GpuRequest parse_gpu_request(std::string_view text) {
   GpuRequest r;
   r.text = std::string(trim(text));
+  r.origin = "--gpus " + r.text;
   const std::string_view t = r.text;
   if (t == "all") return r;
   if (t.empty())
@@ -49,12 +59,8 @@ GpuRequest parse_gpu_request(std::string_view text) {
       if (rest.empty() && !r.items.empty()) break;  // "2," is the list of one
       throw std::invalid_argument(fmt::format("'{}': an empty entry in the list of GPUs", t));
     }
-    const bool uuid = item.starts_with("GPU-") || item.starts_with("MIG-");
-    if (!uuid && !(all_digits(item) && item.size() <= 4))
-      throw std::invalid_argument(fmt::format(
-          "'{}': '{}' is neither a GPU index nor a GPU UUID (GPU-... or MIG-..., as nvidia-smi -L "
-          "shows them)",
-          t, item));
+    if (const std::string problem = gpu_item_problem(item); !problem.empty())
+      throw std::invalid_argument(fmt::format("'{}': {}", t, problem));
     if (std::find(r.items.begin(), r.items.end(), item) != r.items.end())
       throw std::invalid_argument(fmt::format("'{}': GPU {} is named twice", t, item));
     r.items.emplace_back(item);

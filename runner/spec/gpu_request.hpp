@@ -15,7 +15,14 @@ struct GpuRequest {
   // list: indices into the process's list ("2") or UUIDs ("GPU-3fa8...", "MIG-..."), in order.
   std::vector<std::string> items;
   std::string text = "all";  // as written, for messages and the manifest
+  // Where it was written, the start of every message about it: "--gpus 0,2", or for the config's
+  // key "FILE:LINE:COL: gpus: [0, 2]" (a GPU the node lacks is found only once GPUs are probed).
+  std::string origin = "--gpus all";
 };
+
+// Why `item` cannot name a GPU (an index, or a UUID as nvidia-smi -L shows it: GPU-..., MIG-...),
+// or "" when it can.
+std::string gpu_item_problem(std::string_view item);
 
 // "all"; "N" (the first N GPUs); "A,B,..." (those GPUs: indices or UUIDs; one GPU as "2,"). Throws
 // std::invalid_argument saying what is wrong.

@@ -83,7 +83,14 @@ TEST(MultiGpu, BadGpuSelectionsAreUsageErrors) {
       "_VISIBLE_DEVICES is set and empty", dir);
   // The config's keys, located.
   write_text(dir / "multi.yaml", std::string(kConfig) + "gpus: [0, 0]\n");
-  expect_usage_error(run({}), "multi.yaml:6:7: gpus: '0,0,': GPU 0 is named twice", dir);
+  expect_usage_error(run({}), "multi.yaml:6:11: gpus[1]: GPU 0 is named twice (also gpus[0])", dir);
+  write_text(dir / "multi.yaml", std::string(kConfig) + "gpus: [0, two]\n");
+  expect_usage_error(run({}), "multi.yaml:6:11: gpus[1]: 'two' is neither a GPU index", dir);
+  // A GPU the node lacks is found once GPUs are probed: the message still says where it was named.
+  write_text(dir / "multi.yaml", std::string(kConfig) + "gpus: [4000]\n");
+  expect_usage_error(run({}), "multi.yaml:6:7: gpus: [4000]: there is no GPU 4000", dir);
+  write_text(dir / "multi.yaml", std::string(kConfig) + "gpus: 4000\n");
+  expect_usage_error(run({}), "multi.yaml:6:7: gpus: 4000: 4000 GPUs asked for, and this", dir);
   write_text(dir / "multi.yaml", std::string(kConfig) + "gpu_mode: every\n");
   expect_usage_error(run({}), "multi.yaml:6:11: gpu_mode must be spread or each, got 'every'", dir);
 }

@@ -272,6 +272,26 @@ TEST(Config, SlurmExtraMayBeOneString) {
   EXPECT_EQ(spec.slurm->throttle, 0);
 }
 
+TEST(Config, GpusIsACountAListOrAll) {
+  const auto gpus_of = [](const std::string& value) {
+    const ExperimentSpec spec =
+        parse("experiment: e\nkernel: gemm\ngpus: " + value + "\nsweeps:\n  - size: 8\n");
+    EXPECT_TRUE(spec.gpus.has_value());
+    return spec.gpus.value_or(GpuRequest{});
+  };
+  const GpuRequest count = gpus_of("2");
+  EXPECT_EQ(count.kind, GpuRequest::Kind::count);
+  EXPECT_EQ(count.count, 2);
+  // A list of one is the GPU 2, not a count; its messages say where it was written and as what.
+  const GpuRequest one = gpus_of("[2]");
+  EXPECT_EQ(one.kind, GpuRequest::Kind::list);
+  EXPECT_EQ(one.items, (std::vector<std::string>{"2"}));
+  EXPECT_EQ(one.origin, "test.yaml:3:7: gpus: [2]");
+  const GpuRequest uuids = gpus_of("[GPU-a, MIG-b, 0]");
+  EXPECT_EQ(uuids.items, (std::vector<std::string>{"GPU-a", "MIG-b", "0"}));
+  EXPECT_EQ(gpus_of("all").kind, GpuRequest::Kind::all);
+}
+
 TEST(Config, SeveralSweepsAndExcludesKeepTheirOrder) {
   const ExperimentSpec spec = parse(R"(experiment: e
 kernel: gemm

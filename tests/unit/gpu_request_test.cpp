@@ -107,6 +107,11 @@ TEST(GpuSelection, TheBadInputsOfTheIssueEachSayWhy) {
             std::string::npos)
       << error_of("1", none);
   EXPECT_TRUE(select_gpus(parse_gpu_request("all"), none).empty()) << "all of none is none";
+  // No GPU at all: the message ends with why, not with a range of indices there is not.
+  EXPECT_TRUE(error_of("0,", none).ends_with("empty: no GPU is visible to this process)"))
+      << error_of("0,", none);
+  EXPECT_TRUE(error_of("0,", none).starts_with("--gpus 0,: there is no GPU 0"))
+      << error_of("0,", none);
 }
 
 TEST(GpuSelection, AWorkerSeesItsGpuAsTheProcessListNamesIt) {
