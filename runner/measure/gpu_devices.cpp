@@ -176,6 +176,18 @@ std::vector<GpuDevice> select_gpus(const GpuRequest& request, const GpuInventory
     if (item.starts_with("GPU-") || item.starts_with("MIG-")) {
       for (const auto& d : all)
         if (d.uuid == item || d.visibility == item) found = &d;
+      // As in CUDA_VISIBLE_DEVICES, the start of a UUID names the one GPU whose UUID it begins.
+      std::vector<const GpuDevice*> begun;
+      if (!found)
+        for (const auto& d : all)
+          if (d.uuid.starts_with(item)) begun.push_back(&d);
+      if (begun.size() == 1) found = begun.front();
+      if (begun.size() > 1) {
+        std::vector<std::string> names;
+        for (const GpuDevice* d : begun) names.push_back(describe_device(*d));
+        throw UsageError(fmt::format("{}: {} begins the UUID of {} GPUs ({}): give more of it",
+                                     request.origin, item, begun.size(), fmt::join(names, ", ")));
+      }
       if (!found)
         throw UsageError(fmt::format(
             "{}: no GPU with UUID {} here; {} ({})", request.origin, item, seen,

@@ -351,9 +351,9 @@ class ConfigParser : public YamlReader {
       request.text = fmt::format("[{}]", fmt::join(items, ", "));
     } else if (n.IsScalar()) {
       try {
-        request = parse_gpu_request(n.Scalar());
+        request = parse_gpu_request(n.Scalar(), GpuRequestSyntax::yaml);
       } catch (const std::invalid_argument& e) {
-        fail(n, std::string("gpus: ") + e.what());
+        fail(n, fmt::format("gpus: {}: {}", n.Scalar(), e.what()));
       }
     } else {
       fail(n, "gpus must be all, a count of GPUs, or a list of GPU indices or UUIDs");

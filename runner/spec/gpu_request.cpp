@@ -33,7 +33,7 @@ std::string gpu_item_problem(std::string_view item) {
       item);
 }
 
-GpuRequest parse_gpu_request(std::string_view text) {
+GpuRequest parse_gpu_request(std::string_view text, GpuRequestSyntax syntax) {
   GpuRequest r;
   r.text = std::string(trim(text));
   r.origin = "--gpus " + r.text;
@@ -44,7 +44,8 @@ GpuRequest parse_gpu_request(std::string_view text) {
   if (t.find(',') == std::string_view::npos && all_digits(t)) {
     if (t.size() > 4 || std::stoi(std::string(t)) < 1 || std::stoi(std::string(t)) > kMaxGpus)
       throw std::invalid_argument(fmt::format(
-          "'{}': a count of GPUs is 1 to {} (a single GPU by index: '{},')", t, kMaxGpus, t));
+          "a count of GPUs is 1 to {} (a single GPU by index: {})", kMaxGpus,
+          syntax == GpuRequestSyntax::yaml ? fmt::format("[{}]", t) : fmt::format("'{},'", t)));
     r.kind = GpuRequest::Kind::count;
     r.count = std::stoi(std::string(t));
     return r;
@@ -57,12 +58,12 @@ GpuRequest parse_gpu_request(std::string_view text) {
     rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
     if (item.empty()) {
       if (rest.empty() && !r.items.empty()) break;  // "2," is the list of one
-      throw std::invalid_argument(fmt::format("'{}': an empty entry in the list of GPUs", t));
+      throw std::invalid_argument("an empty entry in the list of GPUs");
     }
     if (const std::string problem = gpu_item_problem(item); !problem.empty())
-      throw std::invalid_argument(fmt::format("'{}': {}", t, problem));
+      throw std::invalid_argument(problem);
     if (std::find(r.items.begin(), r.items.end(), item) != r.items.end())
-      throw std::invalid_argument(fmt::format("'{}': GPU {} is named twice", t, item));
+      throw std::invalid_argument(fmt::format("GPU {} is named twice", item));
     r.items.emplace_back(item);
   }
   return r;

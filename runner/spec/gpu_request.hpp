@@ -26,7 +26,10 @@ std::string gpu_item_problem(std::string_view item);
 
 // "all"; "N" (the first N GPUs); "A,B,..." (those GPUs: indices or UUIDs; one GPU as "2,"). Throws
 // std::invalid_argument saying what is wrong.
-GpuRequest parse_gpu_request(std::string_view text);
+// `syntax`: how the messages write a list of one GPU ("2," on the command line, [2] in a config).
+enum class GpuRequestSyntax { command_line, yaml };
+GpuRequest parse_gpu_request(std::string_view text,
+                             GpuRequestSyntax syntax = GpuRequestSyntax::command_line);
 
 // spread: each point runs once, on one of the GPUs (the default); each: every GPU point runs on
 // every selected GPU (to compare the GPUs of a node).

@@ -72,6 +72,8 @@ TEST(MultiGpu, BadGpuSelectionsAreUsageErrors) {
   expect_usage_error(run({"--gpus", "0,0"}), "GPU 0 is named twice", dir);
   expect_usage_error(run({"--gpus", "two"}), "neither a GPU index nor a GPU UUID", dir);
   expect_usage_error(run({"--gpu-mode", "every"}), "--gpu-mode", dir);
+  expect_usage_error(run({"--gpus", ""}), "no GPUs named", dir);
+  expect_usage_error(run({"--gpus", "-1"}), "--gpus -1: '-1' is neither a GPU index", dir);
   // This machine may have GPUs: ask for more than any has.
   expect_usage_error(run({"--gpus", "4000"}), "4000 GPUs asked for, and this process sees", dir);
   expect_usage_error(run({"--gpus", "4000,"}), "there is no GPU 4000", dir);

@@ -96,6 +96,12 @@ TEST(GpuSelection, TheBadInputsOfTheIssueEachSayWhy) {
   EXPECT_NE(error_of("GPU-ffffffff", inv).find("no GPU with UUID GPU-ffffffff here"),
             std::string::npos)
       << error_of("GPU-ffffffff", inv);
+  // The start of a UUID names a GPU as in CUDA_VISIBLE_DEVICES, when it names one.
+  EXPECT_EQ(indices(select_gpus(parse_gpu_request("GPU-00000002,"), inv)), (std::vector<int>{2}));
+  EXPECT_NE(error_of("GPU-0000000", inv).find("GPU-0000000 begins the UUID of 4 GPUs"),
+            std::string::npos)
+      << error_of("GPU-0000000", inv);
+  EXPECT_NE(error_of("2,GPU-00000002", inv).find("named twice"), std::string::npos);
   // The same GPU by index and by UUID is still one GPU.
   EXPECT_NE(error_of("1," + inv.devices[1].uuid, inv).find("named twice"), std::string::npos);
   GpuInventory none;
