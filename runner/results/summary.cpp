@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "runner/measure/statistics.hpp"
 
@@ -18,6 +21,10 @@ void PointTimes::add(const Record& r) {
   sum(timed_s, "timed_s");
   sum(setup_s, "setup_s");
   sum(verify_s, "verify_s");
+  const auto gpu = r.find("gpu_index");
+  Share& share = gpu != r.end() && gpu->is_number_integer() ? by_gpu[gpu->get<int>()] : off_gpu;
+  ++share.points;
+  sum(share.point_s, "point_s");
 }
 
 namespace {
@@ -27,26 +34,54 @@ constexpr std::size_t kSummaryRows = 40;
 // Where the run's time went, from the records' timings: inside the clock, the points' set-up and
 // verification, the rest of the points (warm-ups, poisoning, flushes, the worker's round trip),
 // and outside the points (calibration, worker starts, the files). `kept`: records of an earlier
-// invocation that a resume kept, which this one's wall time did not include.
+// invocation that a resume kept, which this one's wall time did not include. With several GPUs
+// at once the points' time is the CPU points' (which never overlap GPU points,
+// runner/run/device_scheduler.hpp) plus the busiest GPU's, and a line says each GPU's share.
 void print_time_split(const PointTimes& times, std::size_t kept, std::FILE* out,
                       double run_wall_s) {
-  const auto& [points, point_s, timed_s, setup_s, verify_s] = times;
-  if (timed_s <= 0) return;
-  const double wall = run_wall_s > 0 ? run_wall_s : point_s;
-  const double rest = std::max(0.0, point_s - timed_s - setup_s - verify_s);
+  if (times.timed_s <= 0) return;
+  // Only for one run's wall time: the shards a Slurm collect merges ran on GPUs of several nodes,
+  // whose indices repeat.
+  const bool several_gpus = times.by_gpu.size() > 1 && run_wall_s > 0;
+  double span_s = times.point_s;  // of the wall time, the part the points took
+  int busiest = -1;
+  if (several_gpus) {
+    for (const auto& [index, share] : times.by_gpu)
+      if (busiest < 0 || share.point_s > times.by_gpu.at(busiest).point_s) busiest = index;
+    span_s = times.off_gpu.point_s + times.by_gpu.at(busiest).point_s;
+  }
+  const double wall = run_wall_s > 0 ? run_wall_s : span_s;
+  const double rest = std::max(0.0, times.point_s - times.timed_s - times.setup_s - times.verify_s);
+  std::string outside;
+  if (run_wall_s > 0)
+    outside = fmt::format("; {:.1f} s outside points (calibration, worker starts, files)",
+                          std::max(0.0, run_wall_s - span_s));
+  // The timed time of several GPUs adds up their samples: against one wall time it means nothing.
+  const std::string overhead =
+      several_gpus ? std::string() : fmt::format(": {:.2f} x the timed time", wall / times.timed_s);
+  fmt::print(
+      out,
+      "Time{}: {}{:.1f} s in points: {:.1f} s timed (samples), {:.1f} s set-up (problems, "
+      "inputs, buffers), {:.1f} s verification (references, comparisons), {:.1f} s "
+      "warm-ups, poisoning and flushes{}{}\n",
+      kept > 0 ? fmt::format(" of the {} points run now ({} kept from before)", times.points, kept)
+               : std::string(),
+      run_wall_s > 0 ? fmt::format("{:.1f} s wall, ", run_wall_s) : std::string(), times.point_s,
+      times.timed_s, times.setup_s, times.verify_s, rest, outside, overhead);
+  if (!several_gpus) return;
+  std::vector<std::string> shares;
+  for (const auto& [index, share] : times.by_gpu)
+    shares.push_back(fmt::format("GPU {} {} point{}, {:.1f} s", index, share.points,
+                                 share.points == 1 ? "" : "s", share.point_s));
   fmt::print(out,
-             "Time{}: {}{:.1f} s in points: {:.1f} s timed (samples), {:.1f} s set-up (problems, "
-             "inputs, buffers), {:.1f} s verification (references, comparisons), {:.1f} s "
-             "warm-ups, poisoning and flushes{}: {:.2f} x the timed time\n",
-             kept > 0 ? fmt::format(" of the {} points run now ({} kept from before)", points, kept)
-                      : std::string(),
-             run_wall_s > 0 ? fmt::format("{:.1f} s wall, ", run_wall_s) : std::string(), point_s,
-             timed_s, setup_s, verify_s, rest,
-             run_wall_s > 0 ? fmt::format("; {:.1f} s outside points (calibration, worker starts, "
-                                          "files)",
-                                          std::max(0.0, run_wall_s - point_s))
-                            : std::string(),
-             wall / timed_s);
+             "Devices: {}{}; the GPUs at once, so the points took {:.1f} s of the wall time "
+             "(the busiest, GPU {}{})\n",
+             times.off_gpu.points > 0
+                 ? fmt::format("CPU worker {} point{}, {:.1f} s; ", times.off_gpu.points,
+                               times.off_gpu.points == 1 ? "" : "s", times.off_gpu.point_s)
+                 : std::string(),
+             fmt::join(shares, "; "), span_s, busiest,
+             times.off_gpu.points > 0 ? ", after the CPU worker's" : "");
 }
 
 // The sampler's note that a point did not settle to repeat.target_rsd; empty when it did.

@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdio>
+#include <map>
 #include <vector>
 
 #include "runner/results/record.hpp"
@@ -11,6 +12,14 @@ namespace runner {
 struct PointTimes {
   std::size_t points = 0;
   double point_s = 0, timed_s = 0, setup_s = 0, verify_s = 0;
+  // Each GPU's points (by gpu_index) and the rest's (the CPU worker's): the GPUs of a run spread
+  // over several work at once, so their points' times add up to more than the wall time.
+  struct Share {
+    std::size_t points = 0;
+    double point_s = 0;
+  };
+  std::map<int, Share> by_gpu;
+  Share off_gpu;
   void add(const Record& r);
 };
 

@@ -1,5 +1,6 @@
 // The summary a run prints at its end: bounded however many points the run had.
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -75,6 +76,51 @@ TEST(Summary, TheTimeLineSplitsThePointsTime) {
             std::string::npos)
       << s;
   EXPECT_NE(s.find(": 0.50 x the timed time"), std::string::npos) << s;  // 2.0 s wall / 4.0 timed
+}
+
+TEST(Summary, SeveralGpusAtOnceCountTheBusiestAndSayEachOnesShare) {
+  // CPU points (0.5 s) before the GPUs' (GPU 0: 3 s, GPU 1: 4 s, at once): of the 6.0 s wall,
+  // 4.5 s in points, 1.5 s outside; the 7.5 s summed over the points is not the wall's share.
+  std::vector<Record> records;
+  auto add = [&](int size, double point_s, std::optional<int> gpu) {
+    Record r = ok_record(size, 1);
+    r["point_s"] = point_s;
+    r["timed_s"] = point_s / 2;
+    if (gpu) {
+      r["backend"] = "cuda";
+      r["gpu_index"] = *gpu;
+    }
+    records.push_back(canonical_record(r, UnknownFields::refuse));
+  };
+  add(8, 0.5, std::nullopt);
+  add(16, 1.0, 0);
+  add(32, 2.0, 0);
+  add(64, 4.0, 1);
+  PointTimes times;
+  for (const auto& r : records) times.add(r);
+  const auto summary = [&](double wall_s) {
+    char* text = nullptr;
+    std::size_t size = 0;
+    std::FILE* out = open_memstream(&text, &size);
+    print_summary(records, records.size(), out, wall_s, &times);
+    std::fclose(out);
+    std::string s(text, size);
+    std::free(text);
+    return s;
+  };
+  const std::string s = summary(6.0);
+  EXPECT_NE(s.find("Time: 6.0 s wall, 7.5 s in points: "), std::string::npos) << s;
+  EXPECT_NE(s.find("; 1.5 s outside points (calibration, worker starts, files)\n"),
+            std::string::npos)
+      << s;
+  EXPECT_EQ(s.find("x the timed time"), std::string::npos) << "samples of 2 GPUs summed: " << s;
+  EXPECT_NE(s.find("Devices: CPU worker 1 point, 0.5 s; GPU 0 2 points, 3.0 s; GPU 1 1 point, "
+                   "4.0 s; the GPUs at once, so the points took 4.5 s of the wall time (the "
+                   "busiest, GPU 1, after the CPU worker's)"),
+            std::string::npos)
+      << s;
+  // Without a wall time (shards merged from several nodes) the shares are not compared.
+  EXPECT_EQ(summary(0).find("Devices:"), std::string::npos) << summary(0);
 }
 
 TEST(Summary, AFewProblemsAreAllShown) {
