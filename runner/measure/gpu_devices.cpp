@@ -65,11 +65,23 @@ std::string describe_devices(const std::vector<GpuDevice>& all) {
 }
 
 int g_fake_gpus = 0;
+// The made-up GPU whose worker dies at start; an int, constant-initialised: set by another
+// translation unit's static initialiser.
+int g_failing_fake_gpu = -1;
 
 }  // namespace
 
 void use_fake_gpus_for_tests(int count) {
   g_fake_gpus = count;
+}
+
+void fail_fake_gpu_for_tests(int index) {
+  g_failing_fake_gpu = index;
+}
+
+bool fake_gpu_fails_at_start(const std::string& visibility) {
+  return g_fake_gpus > 0 && g_failing_fake_gpu >= 0 && visibility.starts_with("fake-") &&
+         std::atoi(visibility.c_str() + 5) == g_failing_fake_gpu;
 }
 
 nlohmann::json GpuDevice::to_json() const {

@@ -43,6 +43,12 @@ GpuInventory probe_gpus();
 // made-up GPUs, so that the scheduling of a run over several GPUs is tested where there is none
 // (their workers see no GPU and record their points skipped). The shipped runner never calls it.
 void use_fake_gpus_for_tests(int count);
+// Tests only, with made-up GPUs: the worker of made-up GPU `index` dies before its hello, as one
+// on a GPU whose driver fails at start, so that a GPU taken out of a run is tested end to end.
+void fail_fake_gpu_for_tests(int index);
+// True in the worker of a made-up GPU that fail_fake_gpu_for_tests named (`visibility`: its entry,
+// "fake-1"). Called right after fork(): allocates nothing.
+bool fake_gpu_fails_at_start(const std::string& visibility);
 
 // The entries of a visibility list ("0,1", "GPU-3fa..,GPU-77c..", "MIG-..."), as the runtime
 // reads them: up to the first empty entry.

@@ -361,6 +361,12 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
   std::optional<OutputWatch::Lost> folder_lost;
   PointTimes ran;  // this invocation's points (a resume keeps earlier ones besides)
   std::vector<std::string> taken_out;
+  auto warn_taken_out = [&](const std::string& gpu) {
+    spdlog::warn("{} is taken out of the run; {}", gpu,
+                 options.gpu_mode == GpuMode::each
+                     ? "the copies of points pinned to it will be recorded skipped"
+                     : "its points move to the other GPUs");
+  };
   int idle_rounds = 0;
   auto record_point = [&](DeviceSlots::Slot* slot, std::size_t i, Record r) {
     const Point& p = points[i];
@@ -404,11 +410,13 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
                               task_limit_note());
               continue;
             }
-            if (scheduler.start_failed(slot.id))
+            if (scheduler.start_failed(slot.id)) {
               taken_out.push_back(
                   fmt::format("{} ({}): its worker died {} times in a row while "
                               "starting",
                               slot.label(), slot.gpu->uuid, kFailedStartsToGiveUp));
+              warn_taken_out(slot.label());
+            }
             continue;
           }
           const auto i = scheduler.next(slot.id);
@@ -457,8 +465,7 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
           taken_out.push_back(fmt::format("{} ({}): {} device errors in a row", slot->label(),
                                           slot->gpu->uuid, DeviceScheduler::kFailuresToRetire));
         if (!taken_out.empty() && scheduler.retired(slot->id)) {
-          spdlog::warn("{} is taken out of the run; its points move to the other GPUs",
-                       slot->label());
+          warn_taken_out(slot->label());
           slot->worker.reset();
         }
       }
@@ -509,6 +516,18 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
     print_summary(
         files.records(), points.size(), stdout,
         std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count(), &ran);
+    // Never a run on fewer GPUs than asked without saying so where its figures are read.
+    for (const auto& gone : taken_out) fmt::print("Taken out of the run: {}\n", gone);
+    const std::size_t left = options.gpus.size() - scheduler.retired_slots().size();
+    if (!taken_out.empty())
+      fmt::print("{}\n",
+                 left == 0 ? std::string("No GPU was left: the GPU points not run are recorded "
+                                         "skipped, with the reason")
+                 : options.gpu_mode == GpuMode::each
+                     ? fmt::format("The copies of points pinned to it are recorded skipped; the "
+                                   "other {} GPU(s) ran theirs",
+                                   left)
+                     : fmt::format("Its points ran on the other {} GPU(s)", left));
   });
   if (interrupted) {
     const int sig = interrupt_signal();

@@ -21,6 +21,7 @@
 #include "runner/base/interrupt.hpp"
 #include "runner/base/task_limit.hpp"
 #include "runner/measure/environment.hpp"
+#include "runner/measure/gpu_devices.hpp"
 #include "runner/run/point_runner.hpp"
 #include "runner/run/running_clock.hpp"
 
@@ -175,6 +176,8 @@ WorkerProcess::WorkerProcess(const ExperimentSpec& spec, const std::vector<Point
     if (placement.visible_gpu)
       ::setenv(placement.visibility_variable.c_str(), placement.visible_gpu->c_str(), 1);
     if (!placement.cpus.empty()) ::sched_setaffinity(0, sizeof cpus, &cpus);
+    if (placement.visible_gpu && fake_gpu_fails_at_start(*placement.visible_gpu))
+      _exit(kWorkerCannotStartExit);  // tests only (made-up GPUs)
     // The parent's stop requests reach the worker as signals; none is pending in a new worker.
     reset_interrupt_state();
     ::close(down[1]);

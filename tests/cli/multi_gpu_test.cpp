@@ -36,7 +36,8 @@ bool built_with_gpu_variants() {
 struct FakeGpuRun {
   TempDir dir;
   ProcessResult go(std::vector<std::string> extra, int fake_gpus,
-                   const std::string& config = kConfig) {
+                   const std::string& config = kConfig,
+                   const std::map<std::string, std::string>& env = {}) {
     write_text(dir / "multi.yaml", config);
     std::vector<std::string> args = {(dir / "multi.yaml").string(), "--out", (dir / "out").string(),
                                      "-q", "--no-calibrate"};
@@ -44,6 +45,7 @@ struct FakeGpuRun {
     SpawnOptions o;
     o.env["RUNNER_FAULT_INJECTION"] = "1";  // the test binary, which knows made-up GPUs
     o.env["RUNNER_TEST_FAKE_GPUS"] = std::to_string(fake_gpus);
+    for (const auto& [name, value] : env) o.env[name] = value;
     return run_runner(args, 120, o);
   }
   std::vector<nlohmann::json> records() {
@@ -177,6 +179,56 @@ TEST(MultiGpu, ACountUsesTheFirstGpusAndEachModeRunsEveryGpuPointOnEach) {
   }
   EXPECT_EQ(ids.size(), records.size()) << "each copy is its own point";
   for (const auto& [key, gpus] : gpus_of_key) EXPECT_EQ(gpus, (std::set<int>{0, 1, 2})) << key;
+}
+
+TEST(MultiGpu, AGpuWhoseWorkerCannotStartIsTakenOutAndTheRunSaysSo) {
+  if (!built_with_gpu_variants()) GTEST_SKIP() << "no GPU variants in this build";
+  const std::map<std::string, std::string> gpu1_fails = {{"RUNNER_TEST_FAILING_FAKE_GPU", "1"}};
+  FakeGpuRun t;
+  const ProcessResult r = t.go({}, 3, kConfig, gpu1_fails);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto records = t.records();
+  ASSERT_EQ(records.size(), 20u) << "nothing lost";
+  std::set<std::string> ids;
+  std::set<int> used;
+  for (const auto& rec : records) {
+    ids.insert(rec["point_id"].get<std::string>());
+    if (rec["backend"] != "cpu") used.insert(rec["gpu_index"].get<int>());
+  }
+  EXPECT_EQ(ids.size(), 20u);
+  EXPECT_EQ(used, (std::set<int>{0, 2})) << "GPU 1's points ran on the others";
+  const std::string gone =
+      "GPU 1 (GPU-fa4e0001-0000-0000-0000-000000000000): its worker died 3 times in a row while "
+      "starting";
+  EXPECT_NE(r.err.find("GPU 1 is taken out of the run"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("Taken out of the run: " + gone + "\nIts points ran on the other 2 GPU(s)"),
+            std::string::npos)
+      << r.out;
+  const nlohmann::json manifest = read_json(t.dir / "out" / "manifest.json");
+  EXPECT_EQ(manifest["gpus_taken_out"], nlohmann::json::array({gone})) << manifest.dump();
+  EXPECT_EQ(manifest["state"], "complete");
+
+  // `each` mode: the copies pinned to the GPU taken out cannot move; they are recorded skipped,
+  // with the reason, and the run says so.
+  FakeGpuRun each;
+  const ProcessResult e = each.go({"--gpu-mode", "each"}, 3, kConfig, gpu1_fails);
+  ASSERT_EQ(e.exit_code, 0) << e.err;
+  const auto copies = each.records();
+  ASSERT_EQ(copies.size(), 8u + 12u * 3u) << "nothing lost";
+  int pinned_to_gpu1 = 0;
+  for (const auto& rec : copies) {
+    const std::string key = rec["point_key"].get<std::string>();
+    if (key.find(" gpu=1") == std::string::npos) continue;
+    ++pinned_to_gpu1;
+    EXPECT_EQ(rec["status"], "skipped") << rec.dump();
+    EXPECT_NE(rec["message"].get<std::string>().find("GPU 1 was taken out"), std::string::npos)
+        << rec.dump();
+  }
+  EXPECT_EQ(pinned_to_gpu1, 12);
+  EXPECT_NE(e.out.find("The copies of points pinned to it are recorded skipped; the other 2 GPU(s) "
+                       "ran theirs"),
+            std::string::npos)
+      << e.out;
 }
 
 TEST(MultiGpu, ARunBegunOnThreeGpusResumesOnOne) {

@@ -1,7 +1,8 @@
 // RUNNER_TEST_FAKE_GPUS=N: bin/runner-test sees N made-up GPUs (runner/measure/gpu_devices.hpp
 // use_fake_gpus_for_tests), so that tests/cli/multi_gpu_test.cpp runs the scheduling of a run over
 // several GPUs on a machine without one. Their workers see no GPU: their points are skipped, with
-// every GPU column filled.
+// every GPU column filled. RUNNER_TEST_FAILING_FAKE_GPU=I: the worker of made-up GPU I dies before
+// its hello, every time (a GPU taken out of the run).
 #include <cstdlib>
 #include <string>
 
@@ -13,6 +14,8 @@ struct FakeGpus {
   FakeGpus() {
     if (const char* n = std::getenv("RUNNER_TEST_FAKE_GPUS"); n && *n)
       runner::use_fake_gpus_for_tests(std::atoi(n));
+    if (const char* i = std::getenv("RUNNER_TEST_FAILING_FAKE_GPU"); i && *i)
+      runner::fail_fake_gpu_for_tests(std::atoi(i));
   }
 };
 const FakeGpus fake_gpus;
