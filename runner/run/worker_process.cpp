@@ -31,6 +31,29 @@ namespace {
 
 bool g_worker_poisoned = false;
 
+// The parent's ends of the pipes of every live worker. fork() copies every descriptor (O_CLOEXEC
+// acts only on exec), so a worker started after another held the write end of that one's request
+// pipe: closing it in the parent then did not end the worker's input, and each worker but the
+// last started outlived its shutdown by the whole wait and was killed (1 s per worker at the end
+// of every run, one after another: 4 s on 4 GPUs). A new worker closes them first. A fixed array:
+// the child reads it between fork() and its first allocation.
+constexpr int kMaxPipeEnds = 1024;
+int g_parent_pipe_ends[kMaxPipeEnds];
+int g_parent_pipe_end_count = 0;
+
+void keep_from_later_workers(int fd) {
+  if (g_parent_pipe_end_count < kMaxPipeEnds) g_parent_pipe_ends[g_parent_pipe_end_count++] = fd;
+}
+
+void close_pipe_end(int fd) {
+  for (int i = 0; i < g_parent_pipe_end_count; ++i)
+    if (g_parent_pipe_ends[i] == fd) {
+      g_parent_pipe_ends[i] = g_parent_pipe_ends[--g_parent_pipe_end_count];
+      break;
+    }
+  ::close(fd);
+}
+
 // Blocking line reader of the worker side.
 std::optional<std::string> read_line_blocking(int fd, std::string& buffer) {
   while (true) {
@@ -171,6 +194,7 @@ WorkerProcess::WorkerProcess(const ExperimentSpec& spec, const std::vector<Point
     // before this line ran, now.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) _exit(kWorkerOverranExit);
+    for (int i = 0; i < g_parent_pipe_end_count; ++i) ::close(g_parent_pipe_ends[i]);
     // Its GPU (read by the GPU runtime when the worker first touches it, in its hello) and its
     // cores, before anything else runs.
     if (placement.visible_gpu)
@@ -188,6 +212,8 @@ WorkerProcess::WorkerProcess(const ExperimentSpec& spec, const std::vector<Point
   ::close(up[1]);
   to_worker_ = down[1];
   from_worker_ = up[0];
+  keep_from_later_workers(to_worker_);
+  keep_from_later_workers(from_worker_);
   if (wait_for_hello) wait_hello();
 }
 
@@ -220,23 +246,25 @@ WorkerProcess::~WorkerProcess() {
   stop();
 }
 
-void WorkerProcess::stop() {
-  if (to_worker_ >= 0) ::close(to_worker_);
-  if (from_worker_ >= 0) ::close(from_worker_);
+bool WorkerProcess::stop() {
+  if (to_worker_ >= 0) close_pipe_end(to_worker_);
+  if (from_worker_ >= 0) close_pipe_end(from_worker_);
   to_worker_ = from_worker_ = -1;
   if (pid_ > 0) {
     // Closing its input ends an idle worker; one that does not end soon is killed.
     for (int i = 0; i < 50; ++i) {
       if (::waitpid(pid_, nullptr, WNOHANG) == pid_) {
         pid_ = -1;
-        return;
+        return true;
       }
       ::usleep(20000);
     }
     ::kill(pid_, SIGKILL);
     ::waitpid(pid_, nullptr, 0);
     pid_ = -1;
+    return false;
   }
+  return true;
 }
 
 std::optional<std::string> WorkerProcess::read_line(int poll_ms, bool* idle) {

@@ -80,7 +80,9 @@ class WorkerProcess {
 
   bool alive() const { return pid_ > 0; }
   pid_t pid() const { return pid_; }
-  void stop();
+  // Ends the worker: closes its input, which ends an idle worker, and kills it if it has not ended
+  // a second later. True when it ended by itself.
+  bool stop();
 
  private:
   struct InFlight {
