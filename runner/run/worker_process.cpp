@@ -194,7 +194,8 @@ WorkerProcess::WorkerProcess(const ExperimentSpec& spec, const std::vector<Point
     // before this line ran, now.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) _exit(kWorkerOverranExit);
-    for (int i = 0; i < g_parent_pipe_end_count; ++i) ::close(g_parent_pipe_ends[i]);
+    for (int i = 0; i < g_parent_pipe_end_count; ++i)
+      if (const int fd = g_parent_pipe_ends[i]; fd != down[0] && fd != up[1]) ::close(fd);
     // Its GPU (read by the GPU runtime when the worker first touches it, in its hello) and its
     // cores, before anything else runs.
     if (placement.visible_gpu)
