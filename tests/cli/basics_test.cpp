@@ -6,6 +6,7 @@
 
 #include "runner/api/gpu/runtime_name.hpp"
 #include "runner/api/registry.hpp"
+#include "runner/spec/config_keys.hpp"
 #include "tests/cli/child_process.hpp"
 #include "tests/cli/results_dir.hpp"
 #include "tests/unit/temp_dir.hpp"
@@ -128,6 +129,21 @@ TEST(Cli, ShippedConfigsDryRun) {
     const ProcessResult r = run_runner({file.string(), "--dry-run", "--out", (dir / "x").string()});
     EXPECT_EQ(r.exit_code, 0) << file << "\n" << r.err;
     EXPECT_FALSE(std::filesystem::exists(dir / "x")) << file;
+  }
+}
+
+TEST(Cli, EveryKeyOfAConfigIsInTheConfigurationReference) {
+  // The keys the reader accepts (runner/spec/config_keys.cpp): a top-level key has its row in the
+  // table of top-level keys, a key of a section is named in that section's part of the page.
+  const std::string doc = read_text(source_dir() / "docs" / "configuration.md");
+  for (const auto& key : section_keys(""))
+    EXPECT_NE(doc.find("| `" + key + "`"), std::string::npos) << key;
+  for (const std::string_view section : {kRepeatSection, kVerifySection, kSlurmSection}) {
+    const std::size_t begin = doc.find("\n## " + std::string(section));
+    ASSERT_NE(begin, std::string::npos) << "no section " << section;
+    const std::string part = doc.substr(begin, doc.find("\n## ", begin + 1) - begin);
+    for (const auto& key : section_keys(section))
+      EXPECT_NE(part.find("`" + key + "`"), std::string::npos) << section << "." << key;
   }
 }
 
