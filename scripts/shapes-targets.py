@@ -188,10 +188,9 @@ def gemm_targets(dtype, m, n, k):
         if cube and m == 1024:
             out.append(("FP64 gemm ≥ 60 % at 1024³", 60))
     # Small and skinny: every m, n, k from 512 up, and from 256.
-    name = "FP32" if dtype == "float" else "FP64"
+    name, goal = ("FP32", 90) if dtype == "float" else ("FP64", 85)
     if min(m, n, k) >= 512:
-        out.append((f"{name} gemm ≥ {90 if dtype == 'float' else 85} % at m, n, k ≥ 512",
-                    90 if dtype == "float" else 85))
+        out.append((f"{name} gemm ≥ {goal} % at m, n, k ≥ 512", goal))
     elif min(m, n, k) >= 256:
         out.append((f"{name} gemm ≥ 75 % at m, n, k ≥ 256", 75))
     return out

@@ -1,4 +1,5 @@
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,7 +14,9 @@ namespace runner::cli {
 
 struct RunArguments {
   std::string config, out, shard, calibration_dir;
-  std::string gpus, gpu_mode;  // --gpus, --gpu-mode: empty = the config's, else the defaults
+  // --gpus: unset = the config's, else every GPU (given empty: an error, never "all").
+  std::optional<std::string> gpus;
+  std::string gpu_mode;  // --gpu-mode: empty = the config's, else the default
   bool dry_run = false, resume = false, force_mix = false, quiet = false, no_calibrate = false;
   PointSelection selection;  // --only, --set
 };

@@ -136,15 +136,7 @@ int main(int argc, char** argv) {
                   "~/.cache/runner/calibration; $RUNNER_CALIBRATION_DIR first)");
   run->add_option("--gpus", run_args.gpus,
                   "GPUs to use: all (default: every GPU this process may see), N (the first N), "
-                  "or a list of indices or UUIDs (0,2 / GPU-...; one GPU as 2,)")
-      ->check(
-          [](const std::string& value) {
-            return value.find_first_not_of(" \t") == std::string::npos
-                       ? std::string(
-                             "no GPUs named: give all, a count (2) or a list (0,2 or GPU-...)")
-                       : std::string();
-          },
-          "GPUS");
+                  "or a list of indices or UUIDs (0,2 / GPU-...; one GPU as 2,)");
   run->add_option("--gpu-mode", run_args.gpu_mode,
                   "spread (default: each point once, on one of the GPUs) or each (every GPU "
                   "point on every GPU, to compare them)")

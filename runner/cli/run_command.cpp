@@ -95,11 +95,14 @@ int run_command(const RunArguments& args) {
   // The GPUs (docs/measurement.md, "Several GPUs"): --gpus over `gpus:`, asked of the GPU runtime
   // in a child process when the matrix has GPU points or GPUs were named.
   GpuRequest request = spec.gpus.value_or(GpuRequest{});
-  if (!args.gpus.empty()) {
+  if (args.gpus) {
     try {
-      request = parse_gpu_request(args.gpus);
+      request = parse_gpu_request(*args.gpus);
     } catch (const std::invalid_argument& e) {
-      throw UsageError(fmt::format("--gpus {}: {}", args.gpus, e.what()));
+      // A blank value quoted, so that the message shows what was given.
+      const bool blank = args.gpus->find_first_not_of(" \t") == std::string::npos;
+      throw UsageError(fmt::format("--gpus {}: {}",
+                                   blank ? fmt::format("'{}'", *args.gpus) : *args.gpus, e.what()));
     }
   }
   const GpuMode gpu_mode = args.gpu_mode.empty() ? spec.gpu_mode.value_or(GpuMode::spread)

@@ -46,9 +46,11 @@ void print_time_split(const PointTimes& times, std::size_t kept, std::FILE* out,
   double span_s = times.point_s;  // of the wall time, the part the points took
   int busiest = -1;
   if (several_gpus) {
-    for (const auto& [index, share] : times.by_gpu)
-      if (busiest < 0 || share.point_s > times.by_gpu.at(busiest).point_s) busiest = index;
-    span_s = times.off_gpu.point_s + times.by_gpu.at(busiest).point_s;
+    const auto most = std::max_element(
+        times.by_gpu.begin(), times.by_gpu.end(),
+        [](const auto& a, const auto& b) { return a.second.point_s < b.second.point_s; });
+    busiest = most->first;
+    span_s = times.off_gpu.point_s + most->second.point_s;
   }
   const double wall = run_wall_s > 0 ? run_wall_s : span_s;
   const double rest = std::max(0.0, times.point_s - times.timed_s - times.setup_s - times.verify_s);

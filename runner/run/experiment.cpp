@@ -518,8 +518,8 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
         std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count(), &ran);
     // Never a run on fewer GPUs than asked without saying so where its figures are read.
     for (const auto& gone : taken_out) fmt::print("Taken out of the run: {}\n", gone);
-    const std::size_t left = options.gpus.size() - scheduler.retired_slots().size();
-    if (!taken_out.empty())
+    if (!taken_out.empty()) {
+      const std::size_t left = options.gpus.size() - scheduler.retired_slots().size();
       fmt::print("{}\n",
                  left == 0 ? std::string("No GPU was left: the GPU points not run are recorded "
                                          "skipped, with the reason")
@@ -528,6 +528,7 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
                                    "other {} GPU(s) ran theirs",
                                    left)
                      : fmt::format("Its points ran on the other {} GPU(s)", left));
+    }
   });
   if (interrupted) {
     const int sig = interrupt_signal();

@@ -347,8 +347,8 @@ class ConfigParser : public YamlReader {
         items.push_back(item);
       }
       request.kind = GpuRequest::Kind::list;
-      request.items = items;
       request.text = fmt::format("[{}]", fmt::join(items, ", "));
+      request.items = std::move(items);
     } else if (n.IsScalar()) {
       try {
         request = parse_gpu_request(n.Scalar(), GpuRequestSyntax::yaml);
