@@ -186,9 +186,13 @@ WorkerProcess::WorkerProcess(const ExperimentSpec& spec, const std::vector<Point
   std::fflush(stderr);
   const pid_t parent = ::getpid();
   pid_ = ::fork();
-  if (pid_ < 0)
-    throw Refused(fmt::format("cannot start a worker process: {}{}", std::strerror(errno),
+  if (pid_ < 0) {
+    // errno first: task_limit_note() scans /proc, where a process that ends meanwhile sets ENOENT
+    // (seen as "cannot start a worker process: No such file or directory").
+    const int fork_errno = errno;
+    throw Refused(fmt::format("cannot start a worker process: {}{}", std::strerror(fork_errno),
                               task_limit_note()));
+  }
   if (pid_ == 0) {
     // Dies with the parent, however the parent ends (kill -9 included); and if the parent died
     // before this line ran, now.

@@ -67,7 +67,9 @@ collect_id() { sed -n 's/^collect job \([0-9][0-9]*\):.*/\1/p' <<<"$1"; }
 job_ended() {
     local s
     s=$(job_field "$1" JobState)
-    [[ -n $s && ! $s =~ ^(PENDING|RUNNING|CONFIGURING|COMPLETING|SUSPENDED|REQUEUED)$ ]]
+    # The states the runner counts as active (runner/slurm/slurm_client.cpp, is_active): SIGNALING
+    # too, which a job shows while Slurm delivers its --signal (it read as ended once).
+    [[ -n $s && ! $s =~ ^(PENDING|RUNNING|CONFIGURING|COMPLETING|SUSPENDED|REQUEUED|RESIZING|SIGNALING|STAGE_OUT|REQUEUE_HOLD|REQUEUE_FED|SPECIAL_EXIT|STOPPED)$ ]]
 }
 
 # wait_collect NAME JOBID SECS: ok/not_ok on the job ending in time.
