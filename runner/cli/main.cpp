@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <optional>
 #include <set>
@@ -11,6 +13,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <spdlog/cfg/env.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
@@ -51,6 +54,25 @@ std::string version_text() {
       install::describe_prefix());
 }
 
+// Seconds since the kernel started this process (/proc/self/stat's starttime), or nullopt.
+std::optional<double> seconds_since_process_start() {
+  std::ifstream stat("/proc/self/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  // Fields after the command name, which may hold spaces: state is field 3, starttime field 22.
+  const auto close = text.rfind(')');
+  if (close == std::string::npos) return std::nullopt;
+  std::istringstream rest(text.substr(close + 2));
+  std::string field;
+  for (int i = 3; i < 22 && rest >> field; ++i) {
+  }
+  unsigned long long start_ticks = 0;
+  if (!(rest >> start_ticks)) return std::nullopt;
+  timespec now{};
+  if (::clock_gettime(CLOCK_BOOTTIME, &now) != 0) return std::nullopt;
+  const double ticks = static_cast<double>(::sysconf(_SC_CLK_TCK));
+  return static_cast<double>(now.tv_sec) + now.tv_nsec * 1e-9 - start_ticks / ticks;
+}
+
 }  // namespace
 
 }  // namespace runner::cli
@@ -64,6 +86,11 @@ int main(int argc, char** argv) {
                                                                    ? spdlog::color_mode::always
                                                                    : spdlog::color_mode::never));
   spdlog::set_pattern("%^%l%$: %v");
+  // SPDLOG_LEVEL=debug: where a run's time goes outside its points (runner/run/experiment.cpp).
+  spdlog::cfg::load_env_levels();
+  if (spdlog::should_log(spdlog::level::debug))
+    if (const auto s = seconds_since_process_start())
+      spdlog::debug("{:.3f} s from the process's start to main (loading its libraries)", *s);
   fit_openblas_to_address_space(argv);
 
   // `runner CONFIG ...` is `runner run CONFIG ...`: insert the subcommand when the first word is

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <optional>
 #include <sstream>
@@ -115,7 +116,11 @@ int run_command(const RunArguments& args) {
   GpuInventory inventory;
   std::vector<GpuDevice> gpus;
   if (gpu_points || request.kind != GpuRequest::Kind::all) {
+    const auto probe_start = std::chrono::steady_clock::now();
     inventory = probe_gpus();
+    spdlog::debug(
+        "GPUs listed in {:.3f} s (NVML)",
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - probe_start).count());
     gpus = select_gpus(request, inventory);
   }
   // `each`: every GPU point once per GPU, each copy its own point (its key says gpu=I).

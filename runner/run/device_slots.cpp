@@ -107,4 +107,17 @@ std::vector<std::pair<DeviceSlots::Slot*, WorkerProcess::Outcome>> DeviceSlots::
   return finished;
 }
 
+int DeviceSlots::stop_all() {
+  std::vector<WorkerProcess*> workers;
+  for (auto& s : slots_)
+    if (s.worker) workers.push_back(s.worker.get());
+  const int killed = stop_workers(workers);
+  for (auto& s : slots_) {
+    s.worker.reset();
+    s.hello = nullptr;
+    s.point.reset();
+  }
+  return killed;
+}
+
 }  // namespace runner

@@ -41,6 +41,9 @@ class DeviceSlots {
   DeviceSlots(const ExperimentSpec& spec, const std::vector<Point>& points,
               const Registry& registry, const std::vector<GpuDevice>& gpus,
               const std::string& visibility_variable);
+  ~DeviceSlots() { stop_all(); }
+  DeviceSlots(const DeviceSlots&) = delete;
+  DeviceSlots& operator=(const DeviceSlots&) = delete;
 
   std::vector<Slot>& slots() { return slots_; }
   Slot& cpu() { return slots_.front(); }
@@ -54,6 +57,9 @@ class DeviceSlots {
   // Waits at most `poll_ms` for any busy slot; the slots that finished, with their outcomes.
   std::vector<std::pair<Slot*, WorkerProcess::Outcome>> wait(int poll_ms);
   bool any_busy() const;
+  // Ends every worker, all at once (runner/run/worker_process.hpp, stop_workers); the number
+  // that had to be killed.
+  int stop_all();
 
  private:
   void spawn(Slot& slot);

@@ -184,6 +184,11 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
                    const std::vector<Point>& points, const Registry& registry,
                    const RunOptions& options) {
   const auto run_start = std::chrono::steady_clock::now();
+  // Where a run's time outside its points goes, at debug level (SPDLOG_LEVEL=debug): the workers'
+  // start, the calibrations, the final files, the workers' end.
+  const auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
+  };
   // The folder first: a bad --out costs nothing (no worker, no calibration).
   const ClaimedOutput claim = claim_output_dir(options.out_dir, options.stem, options.resume,
                                                options.resume ? "resume" : "run");
@@ -221,6 +226,14 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
     const std::string limit = task_limit_note();
     throw Refused("the worker process died while starting" +
                   (limit.empty() ? std::string(" (initialising CUDA?)") : limit));
+  }
+  if (spdlog::should_log(spdlog::level::debug)) {
+    std::string hellos;
+    for (auto& slot : slots.slots())
+      if (slot.worker)
+        hellos += fmt::format("{}{} {:.3f} s", hellos.empty() ? "" : ", ", slot.label(),
+                              slot.worker->hello_seconds());
+    spdlog::debug("{:.3f} s: workers said hello ({})", elapsed(), hellos);
   }
   nlohmann::json env = slots.cpu().hello;
   nlohmann::json gpus_used = nlohmann::json::array();
@@ -272,6 +285,7 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
     gpu_calibrations.push_back({{"gpu_index", slot.gpu->index}, {"calibration", c}});
   }
   if (interrupt_requested()) return stopped_before_start();
+  spdlog::debug("{:.3f} s: ceilings read", elapsed());
   auto ceilings_of = [&](int slot_id) -> const Ceilings& {
     const auto it = ceilings.find(slot_id);
     return it != ceilings.end() ? it->second : ceilings.at(DeviceScheduler::kCpuSlot);
@@ -477,10 +491,15 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
   }
   // Points of one run finished out of order on several workers: every comparative figure
   // (speedup, % of the reference) is recomputed over the whole set before the files are final.
+  spdlog::debug("{:.3f} s: points done", elapsed());
   if (slots.slots().size() > 1)
     files.update_records(
         [&](std::vector<Record>& records) { apply_relative_metrics(records, registry); });
   if (!taken_out.empty()) manifest.add("gpus_taken_out", taken_out);
+  const double stopping_at = elapsed();
+  const int killed = slots.stop_all();
+  spdlog::debug("{:.3f} s: {} workers ended in {:.3f} s ({} killed)", elapsed(),
+                slots.slots().size(), elapsed() - stopping_at, killed);
   slots.slots().clear();
   progress.clear();
   if (folder_lost || (folder_lost = watch.check())) {
@@ -512,6 +531,7 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
     });
     return exit_code::kRefused;
   }
+  spdlog::debug("{:.3f} s: files final", elapsed());
   print_quietly([&] {
     print_summary(
         files.records(), points.size(), stdout,

@@ -240,6 +240,8 @@ void WorkerProcess::wait_hello() {
     if (line) {
       try {
         hello_ = nlohmann::json::parse(*line).at("hello");
+        hello_seconds_ =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started_at_).count();
       } catch (const std::exception&) {
       }
     }
@@ -252,24 +254,44 @@ WorkerProcess::~WorkerProcess() {
 }
 
 bool WorkerProcess::stop() {
+  close_input();
+  return end_by(std::chrono::steady_clock::now() + kEndGrace);
+}
+
+void WorkerProcess::close_input() {
   if (to_worker_ >= 0) close_pipe_end(to_worker_);
   if (from_worker_ >= 0) close_pipe_end(from_worker_);
   to_worker_ = from_worker_ = -1;
-  if (pid_ > 0) {
-    // Closing its input ends an idle worker; one that does not end soon is killed.
-    for (int i = 0; i < 50; ++i) {
-      if (::waitpid(pid_, nullptr, WNOHANG) == pid_) {
-        pid_ = -1;
-        return true;
-      }
-      ::usleep(20000);
+}
+
+bool WorkerProcess::end_by(std::chrono::steady_clock::time_point deadline) {
+  if (pid_ <= 0) return true;
+  // Closing its input ends an idle worker; one that has not ended by the deadline is killed.
+  while (true) {
+    if (::waitpid(pid_, nullptr, WNOHANG) == pid_) {
+      pid_ = -1;
+      return true;
     }
-    ::kill(pid_, SIGKILL);
-    ::waitpid(pid_, nullptr, 0);
-    pid_ = -1;
-    return false;
+    if (std::chrono::steady_clock::now() >= deadline) break;
+    ::usleep(5000);
   }
-  return true;
+  ::kill(pid_, SIGKILL);
+  ::waitpid(pid_, nullptr, 0);
+  pid_ = -1;
+  return false;
+}
+
+int stop_workers(const std::vector<WorkerProcess*>& workers) {
+  // Every input closed first, then one deadline for all: a GPU worker's exit releases its
+  // context (every buffer, the libraries' handles), a few hundred milliseconds that the workers
+  // of a node spend at once rather than one after another.
+  for (WorkerProcess* w : workers)
+    if (w) w->close_input();
+  const auto deadline = std::chrono::steady_clock::now() + WorkerProcess::kEndGrace;
+  int killed = 0;
+  for (WorkerProcess* w : workers)
+    if (w && !w->end_by(deadline)) ++killed;
+  return killed;
 }
 
 std::optional<std::string> WorkerProcess::read_line(int poll_ms, bool* idle) {

@@ -1,6 +1,7 @@
 #pragma once
 #include <sys/types.h>
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -57,6 +58,8 @@ class WorkerProcess {
   // The environment the worker reported (host, GPU...), or nullopt if it died before saying hello.
   // Waits for it the first time (a stop request ends the wait).
   const std::optional<nlohmann::json>& hello();
+  // Seconds from the worker's start to its hello (its GPU runtime's start-up, mostly); 0 before.
+  double hello_seconds() const { return hello_seconds_; }
 
   struct Outcome {
     enum Kind { finished, interrupted, crashed, timed_out } kind = crashed;
@@ -81,8 +84,13 @@ class WorkerProcess {
   bool alive() const { return pid_ > 0; }
   pid_t pid() const { return pid_; }
   // Ends the worker: closes its input, which ends an idle worker, and kills it if it has not ended
-  // a second later. True when it ended by itself.
+  // kEndGrace later. True when it ended by itself. (Several at once: stop_workers.)
   bool stop();
+  // stop() in two halves: close_input() lets the worker end; end_by() waits for that until the
+  // deadline, then kills it. True when it ended by itself.
+  void close_input();
+  bool end_by(std::chrono::steady_clock::time_point deadline);
+  static constexpr std::chrono::seconds kEndGrace{1};
 
  private:
   struct InFlight {
@@ -101,10 +109,16 @@ class WorkerProcess {
   std::string buffer_;
   std::optional<nlohmann::json> hello_;
   bool hello_waited_ = false;
+  std::chrono::steady_clock::time_point started_at_ = std::chrono::steady_clock::now();
+  double hello_seconds_ = 0;
   std::optional<InFlight> in_flight_;
   bool forwarded_stop_ = false;
   int last_exit_code_ = -1;  // of the reaped worker; -1 when it was killed by a signal
 };
+
+// Stops several workers at once: closes every input, then waits for them all against one deadline
+// (kEndGrace), killing those still running. Returns how many had to be killed.
+int stop_workers(const std::vector<WorkerProcess*>& workers);
 
 // Whether the current worker must exit after its point (set when a CUDA error leaves the context
 // unusable). Checked by the worker loop after each record.
