@@ -50,7 +50,7 @@
 // 1 000 000 × 3). A square tile of such a matrix holds that many live rows or columns of its
 // kSide: a 2-row matrix kept 3 % of each block busy and ran at 10-20 % of the copy (H100, H200).
 // A block moves a strip instead: all S rows of W consecutive columns (few rows) or all S columns
-// of W consecutive rows (few columns), S · W ≤ kStripElems. On one side of the transpose a strip is
+// of W consecutive rows (few columns), S · W ≤ 2048. On one side of the transpose a strip is
 // one run of S · W consecutive elements, on the other S runs of W, and consecutive threads read
 // and write consecutive elements of both (tiled_vec_strips_kernel).
 //
@@ -302,18 +302,21 @@ __global__ void __launch_bounds__(VecTile<T>::kThreads)
   }
 }
 
-// The `strips` paths: a side of at most kStripMax elements (S); a block of kStripThreads threads
-// moves a strip of S × W elements, W = kStripElems / S, kStripPerThread a thread, all of a
-// thread's loads issued before its first shared-memory store.
-constexpr int kStripMax = 32, kStripThreads = 256, kStripPerThread = 16;
-constexpr int kStripElems = kStripThreads * kStripPerThread;
+// The `strips` paths: a side of at most kStripMax elements (S); a block of Threads threads moves a
+// strip of S × W elements, W = Threads · PerThread / S, PerThread a thread, all of a thread's loads
+// issued before its first shared-memory store. The strip's size and the block's, measured on an
+// H200 (docs/performance.md, "Log"): strips of 2048 elements, 512 threads of 4 (256 of 8 for float
+// with few rows). The first version's 4096 (256 threads of 16) held 62–93 registers a thread and
+// 2–4 blocks an SM, and ran at 69–85 % of the copy where these run at 80–107 %.
+constexpr int kStripMax = 32;
 
-// (a, b) = (e / r, e % r) of a thread's linear index e in a strip, advanced by kStripThreads per
-// step without a division (r is a run-time row length).
+// (a, b) = (e / r, e % r) of a thread's linear index e in a strip, advanced by Threads per step
+// without a division (r is a run-time row length).
+template <int Threads>
 struct StripWalk {
   int a, b, step_a, step_b, r;
   __device__ StripWalk(int e, int r_)
-      : a(e / r_), b(e % r_), step_a(kStripThreads / r_), step_b(kStripThreads % r_), r(r_) {}
+      : a(e / r_), b(e % r_), step_a(Threads / r_), step_b(Threads % r_), r(r_) {}
   __device__ void advance() {
     a += step_a;
     b += step_b;
@@ -332,54 +335,53 @@ struct StripWalk {
 //   first..first+w−1, each S long, are one run of S · w.
 // - Few columns (n = S): input rows first..first+w−1, each S long, are one run; output rows
 //   0..S−1, columns first..first+w−1 are S runs of w.
-template <typename T, bool kFewRows>
-__global__ void __launch_bounds__(kStripThreads)
+template <typename T, bool kFewRows, int Threads, int PerThread>
+__global__ void __launch_bounds__(Threads)
     tiled_vec_strips_kernel(const T* __restrict__ in, T* __restrict__ out, std::int64_t m,
                             std::int64_t n, unsigned width) {
-  __shared__ T strip[kStripElems + kStripMax];
+  __shared__ T strip[Threads * PerThread + kStripMax];
   const int W = static_cast<int>(width), pitch = W + 1;
   const int S = static_cast<int>(kFewRows ? m : n);
   const std::int64_t first = std::int64_t{blockIdx.x} * W, length = kFewRows ? n : m;
   const int w = static_cast<int>(length - first < W ? length - first : W);
   const int t = static_cast<int>(threadIdx.x), count = S * w;
 
-  T v[kStripPerThread];
-  int at[kStripPerThread];  // where v[k] goes in the shared strip
+  T v[PerThread];
+  int at[PerThread];  // where v[k] goes in the shared strip
   if constexpr (kFewRows) {
-    StripWalk p(t, w);  // (row, column − first) of input element e = row · w + column − first
+    StripWalk<Threads> p(t, w);  // (row, column − first) of input element e = row · w + ...
 #pragma unroll
-    for (int k = 0; k < kStripPerThread; ++k) {
-      if (t + k * kStripThreads < count) v[k] = in[p.a * n + first + p.b];
+    for (int k = 0; k < PerThread; ++k) {
+      if (t + k * Threads < count) v[k] = in[p.a * n + first + p.b];
       at[k] = p.a * pitch + p.b;
       p.advance();
     }
   } else {
-    StripWalk p(t, S);  // (row − first, column) of input element first · S + e
+    StripWalk<Threads> p(t, S);  // (row − first, column) of input element first · S + e
 #pragma unroll
-    for (int k = 0; k < kStripPerThread; ++k) {
-      if (t + k * kStripThreads < count) v[k] = in[first * S + t + k * kStripThreads];
+    for (int k = 0; k < PerThread; ++k) {
+      if (t + k * Threads < count) v[k] = in[first * S + t + k * Threads];
       at[k] = p.b * pitch + p.a;
       p.advance();
     }
   }
 #pragma unroll
-  for (int k = 0; k < kStripPerThread; ++k)
-    if (t + k * kStripThreads < count) strip[at[k]] = v[k];
+  for (int k = 0; k < PerThread; ++k)
+    if (t + k * Threads < count) strip[at[k]] = v[k];
   __syncthreads();
 
   if constexpr (kFewRows) {
-    StripWalk q(t, S);  // (output row − first, column) of output element first · S + e
+    StripWalk<Threads> q(t, S);  // (output row − first, column) of output element first · S + e
 #pragma unroll
-    for (int k = 0; k < kStripPerThread; ++k) {
-      if (t + k * kStripThreads < count)
-        out[first * S + t + k * kStripThreads] = strip[q.b * pitch + q.a];
+    for (int k = 0; k < PerThread; ++k) {
+      if (t + k * Threads < count) out[first * S + t + k * Threads] = strip[q.b * pitch + q.a];
       q.advance();
     }
   } else {
-    StripWalk q(t, w);  // (output row, column − first) of output element e = row · w + ...
+    StripWalk<Threads> q(t, w);  // (output row, column − first) of output element e = row · w + ...
 #pragma unroll
-    for (int k = 0; k < kStripPerThread; ++k) {
-      if (t + k * kStripThreads < count) out[q.a * m + first + q.b] = strip[q.a * pitch + q.b];
+    for (int k = 0; k < PerThread; ++k) {
+      if (t + k * Threads < count) out[q.a * m + first + q.b] = strip[q.a * pitch + q.b];
       q.advance();
     }
   }
@@ -416,16 +418,18 @@ TiledVecPath<T> tiled_vec_path(const ProblemSize& s, int sm_count) {
   using Two = SegmentTile<T, kSegmentAlign, 2>;
   if (std::min(s.m, s.n) <= kStripMax) {
     const bool few_rows = s.m <= s.n;
-    const std::int64_t width = kStripElems / (few_rows ? s.m : s.n);
+    // 512 threads of 4 elements; float with few rows 256 of 8 (it read 88 % of the copy at
+    // 31 × 400009 that way, 80 % with 512 of 4).
+    constexpr bool kFloat = sizeof(T) == 4;
+    const int threads = few_rows && kFloat ? 256 : 512;
+    const std::int64_t width = 2048 / (few_rows ? s.m : s.n);
     const TileGrid grid = tile_grid(few_rows ? s.n : s.m, width, 1, 1);
-    return few_rows ? TiledVecPath<T>{&tiled_vec_strips_kernel<T, true>,
-                                      kStripThreads,
-                                      {static_cast<unsigned>(width), grid.blocks},
-                                      "strips, few rows"}
-                    : TiledVecPath<T>{&tiled_vec_strips_kernel<T, false>,
-                                      kStripThreads,
-                                      {static_cast<unsigned>(width), grid.blocks},
-                                      "strips, few columns"};
+    const TileGrid strips{static_cast<unsigned>(width), grid.blocks};
+    if (few_rows)
+      return {kFloat ? &tiled_vec_strips_kernel<T, true, 256, 8>
+                     : &tiled_vec_strips_kernel<T, true, 512, 4>,
+              threads, strips, "strips, few rows"};
+    return {&tiled_vec_strips_kernel<T, false, 512, 4>, threads, strips, "strips, few columns"};
   }
   if (s.n % G::kV == 0 && s.m % One::kA == 0)
     return {&tiled_vec_kernel<T>, G::kThreads, tile_grid(s.n, G::kSide, s.m, G::kSide), "aligned"};
