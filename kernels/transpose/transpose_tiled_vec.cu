@@ -51,8 +51,9 @@
 // kSide: a 2-row matrix kept 3 % of each block busy and ran at 10-20 % of the copy (H100, H200).
 // A block moves a strip instead: all S rows of W consecutive columns (few rows) or all S columns
 // of W consecutive rows (few columns), S · W ≤ 2048. On one side of the transpose a strip is
-// one run of S · W consecutive elements, on the other S runs of W, and consecutive threads read
-// and write consecutive elements of both (tiled_vec_strips_kernel).
+// one run of S · W consecutive elements (moved in 16-byte vectors for float), on the other S runs
+// of W, and consecutive threads read and write consecutive elements of both
+// (tiled_vec_strips_kernel).
 //
 // cudaMalloc's 256-byte alignment makes every such vector 16-byte aligned.
 #include <cuda_runtime.h>
@@ -327,6 +328,18 @@ struct StripWalk {
   }
 };
 
+// The contiguous side of a strip moved V elements an access: T itself (V = 1) or the 16-byte
+// vector of T.
+template <typename T, int V>
+struct StripAccess {
+  using type = typename Vector16<T>::type;
+  static_assert(V * sizeof(T) == 16, "V elements make one 16-byte vector");
+};
+template <typename T>
+struct StripAccess<T, 1> {
+  using type = T;
+};
+
 // Strip `blockIdx.x` of a matrix whose short side S (m where kFewRows, else n) is at most
 // kStripMax: W = `width` positions along the long side, w of them inside the matrix. The shared
 // strip holds row r of the S short-side lines at r · (W + 1): the pad spreads the store phase's
@@ -335,20 +348,27 @@ struct StripWalk {
 //   first..first+w−1, each S long, are one run of S · w.
 // - Few columns (n = S): input rows first..first+w−1, each S long, are one run; output rows
 //   0..S−1, columns first..first+w−1 are S runs of w.
-template <typename T, bool kFewRows, int Threads, int PerThread>
+// The one run (the output with few rows, the input with few columns) moves V elements an access:
+// it starts at first · S, a multiple of V where W is (tiled_vec_path), so every access is aligned;
+// a last strip's count not a multiple of V ends element by element.
+template <typename T, bool kFewRows, int Threads, int PerThread, int V>
 __global__ void __launch_bounds__(Threads)
     tiled_vec_strips_kernel(const T* __restrict__ in, T* __restrict__ out, std::int64_t m,
                             std::int64_t n, unsigned width) {
+  static_assert(PerThread % V == 0, "a thread moves whole accesses");
+  using Access = typename StripAccess<T, V>::type;
+  constexpr int kAccesses = PerThread / V;  // a thread's accesses on the run side
   __shared__ T strip[Threads * PerThread + kStripMax];
   const int W = static_cast<int>(width), pitch = W + 1;
   const int S = static_cast<int>(kFewRows ? m : n);
   const std::int64_t first = std::int64_t{blockIdx.x} * W, length = kFewRows ? n : m;
   const int w = static_cast<int>(length - first < W ? length - first : W);
   const int t = static_cast<int>(threadIdx.x), count = S * w;
+  const int accesses = count / V, tail = accesses * V;  // whole accesses, then count − tail
 
-  T v[PerThread];
-  int at[PerThread];  // where v[k] goes in the shared strip
   if constexpr (kFewRows) {
+    T v[PerThread];
+    int at[PerThread];           // where v[k] goes in the shared strip
     StripWalk<Threads> p(t, w);  // (row, column − first) of input element e = row · w + ...
 #pragma unroll
     for (int k = 0; k < PerThread; ++k) {
@@ -356,26 +376,59 @@ __global__ void __launch_bounds__(Threads)
       at[k] = p.a * pitch + p.b;
       p.advance();
     }
-  } else {
-    StripWalk<Threads> p(t, S);  // (row − first, column) of input element first · S + e
 #pragma unroll
-    for (int k = 0; k < PerThread; ++k) {
-      if (t + k * Threads < count) v[k] = in[first * S + t + k * Threads];
-      at[k] = p.b * pitch + p.a;
-      p.advance();
+    for (int k = 0; k < PerThread; ++k)
+      if (t + k * Threads < count) strip[at[k]] = v[k];
+  } else {
+    // Access j holds input elements first · S + jV .. + V − 1: (row − first, column) from q.
+    const Access* run = reinterpret_cast<const Access*>(in + first * S);
+    Access v[kAccesses];
+#pragma unroll
+    for (int k = 0; k < kAccesses; ++k)
+      if (t + k * Threads < accesses) v[k] = run[t + k * Threads];
+    StripWalk<Threads * V> q(t * V, S);
+#pragma unroll
+    for (int k = 0; k < kAccesses; ++k) {
+      if (t + k * Threads < accesses) {
+        const T* x = reinterpret_cast<const T*>(&v[k]);
+        int a = q.a, b = q.b;
+#pragma unroll
+        for (int u = 0; u < V; ++u) {
+          strip[b * pitch + a] = x[u];
+          if (++b == S) b = 0, ++a;
+        }
+      }
+      q.advance();
+    }
+    if (t < count - tail) {
+      const int e = tail + t;
+      strip[(e % S) * pitch + e / S] = in[first * S + e];
     }
   }
-#pragma unroll
-  for (int k = 0; k < PerThread; ++k)
-    if (t + k * Threads < count) strip[at[k]] = v[k];
   __syncthreads();
 
   if constexpr (kFewRows) {
-    StripWalk<Threads> q(t, S);  // (output row − first, column) of output element first · S + e
+    // Access j holds output elements first · S + jV .. + V − 1: (row − first, column) from q.
+    Access* run = reinterpret_cast<Access*>(out + first * S);
+    StripWalk<Threads * V> q(t * V, S);
 #pragma unroll
-    for (int k = 0; k < PerThread; ++k) {
-      if (t + k * Threads < count) out[first * S + t + k * Threads] = strip[q.b * pitch + q.a];
+    for (int k = 0; k < kAccesses; ++k) {
+      if (t + k * Threads < accesses) {
+        Access y;
+        T* x = reinterpret_cast<T*>(&y);
+        int a = q.a, b = q.b;
+#pragma unroll
+        for (int u = 0; u < V; ++u) {
+          x[u] = strip[b * pitch + a];
+          if (++b == S) b = 0, ++a;
+        }
+        run[t + k * Threads] = y;
+      }
       q.advance();
+    }
+    if (t < count - tail) {
+      const int e = tail + t;
+      out[first * S + e] = strip[(e % S) * pitch + e / S];
     }
   } else {
     StripWalk<Threads> q(t, w);  // (output row, column − first) of output element e = row · w + ...
@@ -419,17 +472,20 @@ TiledVecPath<T> tiled_vec_path(const ProblemSize& s, int sm_count) {
   if (std::min(s.m, s.n) <= kStripMax) {
     const bool few_rows = s.m <= s.n;
     // 512 threads of 4 elements; float with few rows 256 of 8 (it read 88 % of the copy at
-    // 31 × 400009 that way, 80 % with 512 of 4).
+    // 31 × 400009 that way, 80 % with 512 of 4). Float moves the strip's one run in 16-byte
+    // vectors (4 floats), double element by element (8 bytes already ran at 94–105 % of the copy).
     constexpr bool kFloat = sizeof(T) == 4;
+    constexpr int kV = kFloat ? 4 : 1;
     const int threads = few_rows && kFloat ? 256 : 512;
-    const std::int64_t width = 2048 / (few_rows ? s.m : s.n);
+    // W a multiple of kV: every strip's run starts on a 16-byte boundary.
+    const std::int64_t width = 2048 / (few_rows ? s.m : s.n) / kV * kV;
     const TileGrid grid = tile_grid(few_rows ? s.n : s.m, width, 1, 1);
     const TileGrid strips{static_cast<unsigned>(width), grid.blocks};
     if (few_rows)
-      return {kFloat ? &tiled_vec_strips_kernel<T, true, 256, 8>
-                     : &tiled_vec_strips_kernel<T, true, 512, 4>,
+      return {kFloat ? &tiled_vec_strips_kernel<T, true, 256, 8, kV>
+                     : &tiled_vec_strips_kernel<T, true, 512, 4, kV>,
               threads, strips, "strips, few rows"};
-    return {&tiled_vec_strips_kernel<T, false, 512, 4>, threads, strips, "strips, few columns"};
+    return {&tiled_vec_strips_kernel<T, false, 512, 4, kV>, threads, strips, "strips, few columns"};
   }
   if (s.n % G::kV == 0 && s.m % One::kA == 0)
     return {&tiled_vec_kernel<T>, G::kThreads, tile_grid(s.n, G::kSide, s.m, G::kSide), "aligned"};
