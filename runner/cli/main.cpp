@@ -88,10 +88,13 @@ int main(int argc, char** argv) {
   spdlog::set_pattern("%^%l%$: %v");
   // SPDLOG_LEVEL=debug: where a run's time goes outside its points (runner/run/experiment.cpp).
   spdlog::cfg::load_env_levels();
+  fit_openblas_to_address_space(argv);
+  // (A run executes the runner again once it has set its OpenMP environment: the second line
+  // counts from the first start, both loads of the libraries.)
   if (spdlog::should_log(spdlog::level::debug))
     if (const auto s = seconds_since_process_start())
-      spdlog::debug("{:.3f} s from the process's start to main (loading its libraries)", *s);
-  fit_openblas_to_address_space(argv);
+      spdlog::debug("{:.3f} s from the process's start to main (loading its libraries{})", *s,
+                    std::getenv("RUNNER_ENVIRONMENT_PREPARED") ? ", twice" : "");
 
   // `runner CONFIG ...` is `runner run CONFIG ...`: insert the subcommand when the first word is
   // not one, so CLI11 sees a single grammar.

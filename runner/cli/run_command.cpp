@@ -119,7 +119,7 @@ int run_command(const RunArguments& args) {
     const auto probe_start = std::chrono::steady_clock::now();
     inventory = probe_gpus();
     spdlog::debug(
-        "GPUs listed in {:.3f} s (NVML)",
+        "GPUs listed in {:.3f} s",
         std::chrono::duration<double>(std::chrono::steady_clock::now() - probe_start).count());
     gpus = select_gpus(request, inventory);
   }

@@ -1,12 +1,14 @@
 #include "runner/measure/gpu_devices.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
 
 #include "runner/api/gpu_info.hpp"
 #include "runner/base/cpu_affinity.hpp"
@@ -121,8 +123,12 @@ GpuInventory probe_gpus() {
            {"uuid", fmt::format("GPU-fa4e{:04d}-0000-0000-0000-000000000000", i)},
            {"pci_bus_id", fmt::format("0000:{:02x}:00.0", i + 1)}});
   } else {
+    const auto start = std::chrono::steady_clock::now();
     probed = probe_in_child();
+    spdlog::debug("GPUs listed by the CUDA runtime of a child process in {:.3f} s",
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
+  const auto affinity_start = std::chrono::steady_clock::now();
   inv.absent_reason = probed.value("absent_reason", "");
   const std::vector<std::string> entries = visibility_entries(inv.visibility_value);
   const std::vector<int> mine = cpus_at_start();
@@ -144,6 +150,10 @@ GpuInventory probe_gpus() {
     inv.devices.push_back(std::move(d));
     ++index;
   }
+  if (!inv.devices.empty())
+    spdlog::debug(
+        "their cores from NVML in {:.3f} s",
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - affinity_start).count());
   // A worker's host thread spins while its kernel runs: the cores near a GPU are used only when
   // there are at least two for each GPU that shares them. Some nodes (virtual machines among them)
   // report one core for every GPU; pinning there would put every worker on that core.
