@@ -489,9 +489,9 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
     // so far intact (a line cut short is taken back).
     write_error = e.what();
   }
+  spdlog::debug("{:.3f} s: points done", elapsed());
   // Points of one run finished out of order on several workers: every comparative figure
   // (speedup, % of the reference) is recomputed over the whole set before the files are final.
-  spdlog::debug("{:.3f} s: points done", elapsed());
   if (slots.slots().size() > 1)
     files.update_records(
         [&](std::vector<Record>& records) { apply_relative_metrics(records, registry); });
