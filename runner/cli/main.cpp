@@ -3,9 +3,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <optional>
 #include <set>
@@ -33,6 +31,7 @@
 #include "runner/cli/terminal.hpp"
 #include "runner/measure/calibration.hpp"
 #include "runner/measure/environment.hpp"
+#include "runner/measure/host_facts.hpp"
 #include "runner/run/experiment.hpp"
 #include "runner/run/output_dir.hpp"
 #include "runner/spec/config.hpp"
@@ -52,25 +51,6 @@ std::string version_text() {
           ? "off"
           : fmt::format("{} for sm {}", build_info::kCudaCompiler, build_info::kCudaArchitectures),
       install::describe_prefix());
-}
-
-// Seconds since the kernel started this process (/proc/self/stat's starttime), or nullopt.
-std::optional<double> seconds_since_process_start() {
-  std::ifstream stat("/proc/self/stat");
-  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-  // Fields after the command name, which may hold spaces: state is field 3, starttime field 22.
-  const auto close = text.rfind(')');
-  if (close == std::string::npos) return std::nullopt;
-  std::istringstream rest(text.substr(close + 2));
-  std::string field;
-  for (int i = 3; i < 22 && rest >> field; ++i) {
-  }
-  unsigned long long start_ticks = 0;
-  if (!(rest >> start_ticks)) return std::nullopt;
-  timespec now{};
-  if (::clock_gettime(CLOCK_BOOTTIME, &now) != 0) return std::nullopt;
-  const double ticks = static_cast<double>(::sysconf(_SC_CLK_TCK));
-  return static_cast<double>(now.tv_sec) + now.tv_nsec * 1e-9 - start_ticks / ticks;
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <ctime>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -77,6 +78,19 @@ std::string turbo() {
   return "unknown (no intel_pstate/no_turbo or cpufreq/boost in /sys)";
 }
 
+// /proc/self/stat from field `first` on (fields counted from 1; the command name, field 2, sits
+// in parentheses and may hold spaces, so the fields are counted from its closing one). Empty when
+// the file cannot be read.
+std::istringstream self_stat_from(int first) {
+  const std::string stat = first_line("/proc/self/stat");
+  const auto close = stat.rfind(')');
+  std::istringstream rest(close == std::string::npos ? std::string() : stat.substr(close + 2));
+  std::string skip;
+  for (int field = 3; field < first && rest >> skip; ++field) {
+  }
+  return rest;
+}
+
 std::uint64_t sum_fields(std::istringstream& in, int count) {
   std::uint64_t total = 0, v = 0;
   for (int i = 0; i < count && in >> v; ++i) total += v;
@@ -107,18 +121,22 @@ CpuTimes cpu_times() {
     }
   }
   {
-    // Fields 14-17: utime stime cutime cstime, after the command name in parentheses.
-    const std::string stat = first_line("/proc/self/stat");
-    const auto close = stat.rfind(')');
-    if (close != std::string::npos) {
-      std::istringstream rest(stat.substr(close + 2));
-      std::string skip;
-      for (int field = 3; field <= 13 && rest >> skip; ++field) {
-      }
-      t.own = sum_fields(rest, 4);
-    }
+    // Fields 14-17: utime stime cutime cstime.
+    std::istringstream rest = self_stat_from(14);
+    t.own = sum_fields(rest, 4);
   }
   return t;
+}
+
+std::optional<double> seconds_since_process_start() {
+  std::istringstream rest = self_stat_from(22);  // starttime, in clock ticks since boot
+  unsigned long long start_ticks = 0;
+  if (!(rest >> start_ticks)) return std::nullopt;
+  timespec now{};
+  if (::clock_gettime(CLOCK_BOOTTIME, &now) != 0) return std::nullopt;
+  const double ticks = static_cast<double>(::sysconf(_SC_CLK_TCK));
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9 -
+         static_cast<double>(start_ticks) / ticks;
 }
 
 double other_processes_cores(const CpuTimes& before, const CpuTimes& after) {

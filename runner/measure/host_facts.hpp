@@ -5,6 +5,7 @@
 // machine does not expose (a VM has no cpufreq) says so instead of being left out.
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -25,6 +26,9 @@ CpuTimes cpu_times();
 // Cores' worth of CPU that processes other than this one (and its children) used between two
 // samples: 0.0 on an idle machine, 1.0 when another process kept one core busy throughout.
 double other_processes_cores(const CpuTimes& before, const CpuTimes& after);
+// Seconds since the kernel started this process (/proc/self/stat's starttime; an exec keeps it),
+// or nullopt where /proc cannot say.
+std::optional<double> seconds_since_process_start();
 
 // The cache hierarchy of CPU 0 (/sys/devices/system/cpu/cpu0/cache): {"L1d": bytes, "L1i": ...,
 // "L2": ..., "L3": ...}; empty when not exposed.

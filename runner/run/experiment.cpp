@@ -498,9 +498,8 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
   if (!taken_out.empty()) manifest.add("gpus_taken_out", taken_out);
   const double stopping_at = elapsed();
   const int killed = slots.stop_all();
-  spdlog::debug("{:.3f} s: {} workers ended in {:.3f} s ({} killed)", elapsed(),
+  spdlog::debug("{:.3f} s: the workers of {} slots ended in {:.3f} s ({} killed)", elapsed(),
                 slots.slots().size(), elapsed() - stopping_at, killed);
-  slots.slots().clear();
   progress.clear();
   if (folder_lost || (folder_lost = watch.check())) {
     print_quietly([&] { print_folder_lost(*folder_lost, files.records().size(), spec, options); });
@@ -533,9 +532,7 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
   }
   spdlog::debug("{:.3f} s: files final", elapsed());
   print_quietly([&] {
-    print_summary(
-        files.records(), points.size(), stdout,
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count(), &ran);
+    print_summary(files.records(), points.size(), stdout, elapsed(), &ran);
     // Never a run on fewer GPUs than asked without saying so where its figures are read.
     for (const auto& gone : taken_out) fmt::print("Taken out of the run: {}\n", gone);
     if (!taken_out.empty()) {
