@@ -337,6 +337,10 @@ check "node failure: collect job FAILED 4:0 (points missing)" \
 check "node failure: collect says why, and not 'ended with exit 0'" \
     bash -c "grep -qE '^shard 0 \(job ${NA}_0\): [0-9]* of 12 points missing: (srun returned 0 with points missing|drained after SIGTERM)' '$N/logs/collect_$NC.out' && ! grep -q 'ended with exit 0' '$N/logs/collect_$NC.out'"
 check "node failure: the records written before the failure are all there" lines_kept "$WORK/n.before" "$N/shards/0.jsonl"
+# What this run of Slurm's race did, for a failure of the two checks above (a third outcome was
+# seen once in CI, with nothing to tell which): the script's last exit line, collect's shard line.
+diag "node failure: exit file ends: $(tail -n 1 "$N/logs/${NA}_0.exit" 2>&1)"
+diag "node failure: collect says: $(grep -m1 "^shard 0" "$N/logs/collect_$NC.out" 2>&1)"
 
 # Printed commands are shell-quoted: a copy of the run in a folder whose name needs quotes.
 O="$WORK/odd~dir"
