@@ -84,6 +84,11 @@ struct Config {
 // DGEMM in the same run (the k-step of 16: 87.5–94.5 / 90.4–90.7 %).
 using DefaultConfig = Config<128, 128, 16, 64, 32, 3, 8, 1>;
 using LargeSmemConfig = Config<128, 128, 32, 64, 32, 3, 8, 1>;
+// The tiles of problems too small to fill the GPU with 128×128 ones (512³ is 16 of them, 1200³
+// 100 for 132 SMs): 64×64, four warps of 32×32, a k-step of 32 (34 KiB of shared memory, so that
+// several blocks share an SM). cuBLAS DGEMM picks tiles of this size there too (Nsight Compute,
+// H200: 361 blocks at 1200³, 128 of 32×64 at 512³).
+using SmallTileConfig = Config<64, 64, 32, 32, 32, 3, 8, 2>;
 
 // d += a·b for one 8×8×4 fragment (warp-wide), mma.m8n8k4 layout (d0, d1 = C[g][2t], C[g][2t+1]).
 __device__ __forceinline__ void mma_884(double& d0, double& d1, double a, double b) {

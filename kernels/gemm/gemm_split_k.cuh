@@ -1,10 +1,11 @@
 #pragma once
-// Split-K for the tuned GEMM variants (`regtile`, `dmma`). Their tiles are 128×128: a problem
-// with few tiles of C leaves most SMs idle (1024³ is 64 tiles for 132 SMs; 256×256×65536, deep K,
-// is 4 tiles, each a 65536-long dot product). Split-K cuts the k range into `splits` chunks of
-// whole k-steps: block (tile, s) computes its tile over chunk s into slice s of a workspace, and a
-// second kernel adds the slices into C in the order s = 0, 1, ... — the same sum in every run
-// (no atomics), so a point's error does not change from run to run.
+// Split-K for the tuned GEMM variants (`regtile`, `dmma`). Their tiles are 128×128 (dmma picks
+// 64×64 where those fill the GPU better): a problem with few tiles of C leaves most SMs idle (1024³
+// is 64 tiles for 132 SMs; 256×256×65536, deep K, is 4 tiles, each a 65536-long dot product).
+// Split-K cuts the k range into `splits` chunks of whole k-steps: block (tile, s) computes its tile
+// over chunk s into slice s of a workspace, and a second kernel adds the slices into C in the order
+// s = 0, 1, ... — the same sum in every run (no atomics), so a point's error does not change from
+// run to run.
 //
 // How many splits: a cost model over the candidates, in microseconds. The main kernel takes
 // waves × (steps a block computes + a fixed prologue/epilogue) × the time of one k-step, where
@@ -31,6 +32,7 @@ namespace runner::kernels::gemm::split_k {
 struct Plan {
   int splits = 1;
   std::int64_t k_chunk = 0;  // k elements a split covers (whole k-steps; the last may be shorter)
+  double modelled_us = 0;    // its time in the cost model (to compare one tiling with another)
 };
 
 // What the cost model needs of a variant on a device.
@@ -49,6 +51,12 @@ struct CostModel {
   // exchange of the partial tiles in distributed shared memory: cluster_sum_steps k-steps.
   std::vector<std::int64_t> cluster_slots;
   double cluster_sum_steps = 1;
+  // The SMs, for a variant whose blocks share an SM (slots > sms): 0 counts every wave as full.
+  // Given, a wave's k-step takes step_us × (its blocks on the busiest SM) / (blocks an SM holds):
+  // an SM's throughput is taken as the same with fewer blocks, so that a last wave of 1 block an
+  // SM where 4 fit costs a quarter of a full one (a tiling of small tiles, dmma's 64×64, fills
+  // the GPU in one partial wave where a 128×128 one leaves SMs idle).
+  std::int64_t sms = 0;
 
   bool sums_in_cluster(std::int64_t splits) const {
     return splits > 1 && splits < static_cast<std::int64_t>(cluster_slots.size()) &&
@@ -68,10 +76,19 @@ inline double modelled_us(const CostModel& cost, std::int64_t tiles, std::int64_
   const bool in_cluster = cost.sums_in_cluster(splits);
   const std::int64_t slots =
       in_cluster ? cost.cluster_slots[static_cast<std::size_t>(splits)] : cost.slots;
-  const std::int64_t waves = ceil_div(tiles * splits, slots);
+  const std::int64_t blocks = tiles * splits;
+  const std::int64_t waves = ceil_div(blocks, slots);
   const double steps = static_cast<double>(chunk_steps) + cost.fixed_steps +
                        (in_cluster ? cost.cluster_sum_steps : 0.0);
-  double us = static_cast<double>(waves) * steps * cost.step_us;
+  double full_waves = static_cast<double>(waves);
+  if (cost.sms > 0 && slots > cost.sms) {
+    // The last wave's share of a full one: its blocks on the busiest SM over an SM's slots.
+    const std::int64_t last = blocks - (waves - 1) * slots;
+    full_waves =
+        static_cast<double>(waves - 1) + static_cast<double>(ceil_div(last, cost.sms)) /
+                                             static_cast<double>(ceil_div(slots, cost.sms));
+  }
+  double us = full_waves * steps * cost.step_us;
   if (splits > 1 && !in_cluster)
     us += cost.launch_us + static_cast<double>(2 * splits + 1) * static_cast<double>(mn) *
                                element_bytes / cost.bytes_per_us;
@@ -82,8 +99,7 @@ inline double modelled_us(const CostModel& cost, std::int64_t tiles, std::int64_
 inline Plan plan(const CostModel& cost, std::int64_t tiles, std::int64_t m, std::int64_t n,
                  std::int64_t k, int bk, int element_bytes) {
   const std::int64_t k_steps = std::max<std::int64_t>(1, ceil_div(k, bk));
-  Plan best{1, k};
-  double best_us = modelled_us(cost, tiles, k_steps, 1, m * n, element_bytes);
+  Plan best{1, k, modelled_us(cost, tiles, k_steps, 1, m * n, element_bytes)};
   const std::int64_t most =
       std::min<std::int64_t>(cost.max_splits, k_steps / std::max(1, cost.min_chunk_steps));
   for (std::int64_t s = 2; s <= most; ++s) {
@@ -91,10 +107,8 @@ inline Plan plan(const CostModel& cost, std::int64_t tiles, std::int64_t m, std:
     const std::int64_t splits = ceil_div(k_steps, chunk_steps);  // no empty chunk
     if (splits != s) continue;                                   // the same chunks as a smaller s
     const double us = modelled_us(cost, tiles, k_steps, splits, m * n, element_bytes);
-    if (us < best_us * 0.97) {  // a split must win clearly: the model is rough
-      best_us = us;
-      best = Plan{static_cast<int>(splits), chunk_steps * bk};
-    }
+    if (us < best.modelled_us * 0.97)  // a split must win clearly: the model is rough
+      best = Plan{static_cast<int>(splits), chunk_steps * bk, us};
   }
   return best;
 }

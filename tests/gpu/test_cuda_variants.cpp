@@ -138,7 +138,8 @@ sweeps:
 
 // regtile and dmma cut k where the tiles of C do not fill the GPU (kernels/gemm/gemm_split_k.cuh):
 // small, deep-K and odd shapes (k not a multiple of the k-step or of the vector width) verify with
-// k split, the large problem with k whole.
+// k split wherever the tiling chosen has fewer tiles than the GPU has SMs, the large problem with k
+// whole. (dmma tiles 1024³ with 64×64 tiles, 256 of them, and keeps k whole there.)
 TEST_F(CudaVariants, TunedGemmsSplitKWhereTilesAreFew) {
   const auto present = cuda_variants_of("gemm");
   for (const auto& [variant, dtype] :
@@ -156,9 +157,10 @@ TEST_F(CudaVariants, TunedGemmsSplitKWhereTilesAreFew) {
       EXPECT_TRUE(r.value("verified", false)) << p.key();
       const int splits = r.value("k_splits", 0);
       const std::string path = r.value("path", "");
+      const std::int64_t tiles = r.value("grid_blocks", std::int64_t{0}) / std::max(splits, 1);
       if (p.size->m == 4000) {
         EXPECT_EQ(splits, 1) << p.key() << ": " << path;
-      } else {
+      } else if (tiles < gpu_info().sm_count) {
         EXPECT_GT(splits, 1) << p.key() << ": " << path;
         EXPECT_NE(path.find("split-K " + std::to_string(splits)), std::string::npos) << path;
         EXPECT_EQ(r.value("grid_blocks", std::int64_t{0}) % splits, 0) << p.key();
@@ -167,29 +169,50 @@ TEST_F(CudaVariants, TunedGemmsSplitKWhereTilesAreFew) {
   }
 }
 
-// dmma adds the splits of a tile in a thread-block cluster on sm_90+ where there are at most 4 of
-// them (gemm_split_k.cuh, SplitK), and in the workspace with the reduction kernel where there are
-// more or the device has no clusters: both verify, and the record's path says which ran.
+// dmma adds the splits of a tile in a thread-block cluster on sm_90+ where there are at most as
+// many as a warp has rows of fragments (4 with 128×128 tiles, 2 with 64×64; gemm_split_k.cuh,
+// SplitK), and in the workspace with the reduction kernel where there are more or the device has
+// no clusters: both verify, with both tilings, and the record's path says which ran.
 TEST_F(CudaVariants, DmmaSumsSplitsInAClusterWhereItCan) {
   if (!cuda_variants_of("gemm").count("dmma")) GTEST_SKIP() << "dmma not built";
   const bool clusters = gpu_info().compute_major >= 9;
   const std::string yaml = std::string("experiment: t\nkernel: gemm\n") + kRepeat +
-                           "sweeps:\n  - variant: dmma\n    dtype: double\n    size: [1024, 512, "
-                           "{m: 700, n: 760, k: 768}, {m: 1000, n: 1001, k: 1002}, {m: 128, n: "
-                           "128, k: 1000}, {m: 256, n: 256, k: 16384}, {m: 130, n: 260, k: "
-                           "20001}]\n";
+                           "sweeps:\n  - variant: dmma\n    dtype: double\n    size: [512, 768, "
+                           "{m: 300, n: 700, k: 511}, {m: 128, n: 128, k: 1000}, {m: 256, n: "
+                           "256, k: 16384}, {m: 130, n: 260, k: 20001}, {m: 64, n: 64, k: "
+                           "4096}]\n";
   std::set<bool> seen;
   run_verified(yaml, [&](const Point& p, const Record& r) {
     const int splits = r.value("k_splits", 0);
     const std::string path = r.value("path", "");
     ASSERT_GT(splits, 1) << p.key() << ": " << path;
     const bool in_cluster = path.find("summed in a cluster") != std::string::npos;
-    EXPECT_EQ(in_cluster, clusters && splits <= 4) << p.key() << ": " << path;
+    const int most_in_cluster = path.starts_with("64x64") ? 2 : 4;
+    EXPECT_EQ(in_cluster, clusters && splits <= most_in_cluster) << p.key() << ": " << path;
     seen.insert(in_cluster);
   });
   if (clusters) {
     EXPECT_EQ(seen, (std::set<bool>{false, true}));
   }
+}
+
+// dmma tiles C with 64×64 tiles where 128×128 ones leave SMs idle (1200³: 100 such tiles, 361 of
+// 64×64), and with 128×128 where those fill the GPU many times over (4096³), in the model of
+// gemm_dmma.cu; both verify, at odd sizes too (the 8-byte copies), and the path says which ran.
+TEST_F(CudaVariants, DmmaTilesWithSmallTilesWhereLargeOnesLeaveSmsIdle) {
+  if (!cuda_variants_of("gemm").count("dmma")) GTEST_SKIP() << "dmma not built";
+  const std::string yaml = std::string("experiment: t\nkernel: gemm\n") + kRepeat +
+                           "sweeps:\n  - variant: dmma\n    dtype: double\n    size: [1200, "
+                           "{m: 1201, n: 1199, k: 1203}, {m: 3000, n: 800, k: 800}, 4096, "
+                           "{m: 4095, n: 4097, k: 4099}]\n";
+  // The choice depends on the SM count: these sizes make it on GPUs of 100 to 200 SMs.
+  const bool judged = gpu_info().sm_count >= 100 && gpu_info().sm_count <= 200;
+  run_verified(yaml, [&](const Point& p, const Record& r) {
+    const std::string path = r.value("path", "");
+    if (!judged) return;
+    const bool large_problem = p.size->m >= 4095;
+    EXPECT_TRUE(path.starts_with(large_problem ? "128x128" : "64x64")) << p.key() << ": " << path;
+  });
 }
 
 // regtile copies an operand whose rows are not whole float4s (A when k % 4 != 0, B when n % 4 !=

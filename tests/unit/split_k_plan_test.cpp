@@ -112,5 +112,23 @@ TEST(SplitKPlan, PathNamesTheSplit) {
   EXPECT_EQ(describe(128, 128, Plan{4, 256}), "128x128 tiles, split-K 4");
 }
 
+// With the SMs given (a tiling whose blocks share an SM), a last wave is charged by its blocks on
+// the busiest SM: 132 blocks where 264 fit (one an SM) cost half of a full wave, 133 a whole one;
+// without them every wave counts as full, as before.
+TEST(SplitKPlan, PartialLastWaveCostsItsShareWhereBlocksShareAnSm) {
+  CostModel c = regtile_h100();
+  const double full = modelled_us(c, 264, 10, 1, 1, 4);
+  EXPECT_DOUBLE_EQ(modelled_us(c, 132, 10, 1, 1, 4), full);
+  c.sms = 132;
+  EXPECT_DOUBLE_EQ(modelled_us(c, 264, 10, 1, 1, 4), full);
+  EXPECT_DOUBLE_EQ(modelled_us(c, 132, 10, 1, 1, 4), full / 2);
+  EXPECT_DOUBLE_EQ(modelled_us(c, 133, 10, 1, 1, 4), full);
+  EXPECT_DOUBLE_EQ(modelled_us(c, 264 + 132, 10, 1, 1, 4), 1.5 * full);
+  // The plan reports the time it chose by.
+  const Plan p = plan(c, 16, 512, 512, 4096, 16, 4);
+  EXPECT_GT(p.splits, 1);
+  EXPECT_DOUBLE_EQ(p.modelled_us, modelled_us(c, 16, 256, p.splits, 512 * 512, 4));
+}
+
 }  // namespace
 }  // namespace runner::kernels::gemm::split_k
