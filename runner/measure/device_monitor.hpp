@@ -36,4 +36,16 @@ std::string gpu_monitor_unavailable_reason();
 // Needs no GPU context.
 std::vector<int> gpu_cpu_affinity(const std::string& pci_bus_id);
 
+// One GPU as NVML sees it, for a listing that needs no GPU runtime (runner/measure/gpu_devices.hpp,
+// GpuListing::nvml_where_certain).
+struct NvmlGpu {
+  std::string name, uuid;
+  unsigned domain = 0, bus = 0, device = 0;  // its PCI address
+  bool mig_enabled = false;                  // MIG mode on: CUDA sees its instances, not the GPU
+};
+
+// Every GPU NVML lists that this process may open, in NVML's order; nullopt with the reason in
+// `why_not` where NVML is not there or fails. Initialises no GPU runtime.
+std::optional<std::vector<NvmlGpu>> nvml_gpus(std::string& why_not);
+
 }  // namespace runner

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <optional>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -67,6 +69,7 @@ std::string describe_devices(const std::vector<GpuDevice>& all) {
 }
 
 int g_fake_gpus = 0;
+bool g_fake_gpus_predicted = false;  // their listing claims to be NVML's (tests of a disagreement)
 // The made-up GPU whose worker dies at start; an int, constant-initialised: set by another
 // translation unit's static initialiser.
 int g_failing_fake_gpu = -1;
@@ -75,6 +78,10 @@ int g_failing_fake_gpu = -1;
 
 void use_fake_gpus_for_tests(int count) {
   g_fake_gpus = count;
+}
+
+void predict_fake_gpus_for_tests() {
+  g_fake_gpus_predicted = true;
 }
 
 void fail_fake_gpu_for_tests(int index) {
@@ -107,13 +114,80 @@ std::vector<std::string> visibility_entries(const std::string& value) {
   return entries;
 }
 
-GpuInventory probe_gpus() {
-  GpuInventory inv;
-  inv.visibility_variable = visibility_variable();
-  if (const char* v = std::getenv(inv.visibility_variable.c_str())) {
-    inv.visibility_set = true;
-    inv.visibility_value = v;
+std::vector<GpuDevice> predict_runtime_listing(std::vector<NvmlGpu> gpus,
+                                               const std::optional<std::string>& visibility,
+                                               const std::string& device_order,
+                                               std::string& why_not) {
+  for (const auto& g : gpus)
+    if (g.mig_enabled) {
+      why_not = fmt::format("{} is in MIG mode", g.uuid);
+      return {};
+    }
+  // CUDA's order: PCI bus order with CUDA_DEVICE_ORDER=PCI_BUS_ID; by default fastest first, which
+  // among GPUs of one model is PCI bus order again, and among several models is CUDA's own guess.
+  std::sort(gpus.begin(), gpus.end(), [](const NvmlGpu& a, const NvmlGpu& b) {
+    return std::tie(a.domain, a.bus, a.device) < std::tie(b.domain, b.bus, b.device);
+  });
+  const bool order_known = device_order == "PCI_BUS_ID" ||
+                           std::all_of(gpus.begin(), gpus.end(),
+                                       [&](const NvmlGpu& g) { return g.name == gpus[0].name; });
+  std::vector<std::string> entries;
+  if (!visibility) {
+    for (std::size_t i = 0; i < gpus.size(); ++i) entries.push_back(std::to_string(i));
+  } else {
+    entries = visibility_entries(*visibility);
+    if (entries.empty()) {
+      why_not = "CUDA_VISIBLE_DEVICES is empty";
+      return {};
+    }
   }
+  std::vector<GpuDevice> devices;
+  for (const std::string& entry : entries) {
+    const NvmlGpu* found = nullptr;
+    if (entry.starts_with("GPU-")) {
+      // A UUID, or the start of one (as CUDA reads it: the one GPU whose UUID it begins).
+      for (const auto& g : gpus)
+        if (g.uuid.starts_with(entry)) {
+          if (found) {
+            why_not = fmt::format("{} begins more than one GPU's UUID", entry);
+            return {};
+          }
+          found = &g;
+        }
+    } else if (!entry.empty() && entry.size() < 6 &&
+               std::all_of(entry.begin(), entry.end(), ::isdigit)) {
+      if (!order_known) {
+        why_not = "the GPUs are of several models: CUDA's order of them is its own";
+        return {};
+      }
+      const auto i = static_cast<std::size_t>(std::stoi(entry));
+      if (i < gpus.size()) found = &gpus[i];
+    }
+    if (!found) {  // a MIG instance, or an entry CUDA would stop at: the runtime says what it sees
+      why_not = fmt::format("CUDA_VISIBLE_DEVICES entry {} is not a GPU NVML lists", entry);
+      return {};
+    }
+    for (const auto& d : devices)
+      if (d.uuid == found->uuid) {
+        why_not = fmt::format("CUDA_VISIBLE_DEVICES names {} twice", found->uuid);
+        return {};
+      }
+    GpuDevice d;
+    d.index = static_cast<int>(devices.size());
+    d.visibility = entry;
+    d.name = found->name;
+    d.uuid = found->uuid;
+    d.pci_bus_id = fmt::format("{:04x}:{:02x}:{:02x}.0", found->domain, found->bus, found->device);
+    devices.push_back(std::move(d));
+  }
+  if (devices.empty()) why_not = "NVML lists no GPU";
+  return devices;
+}
+
+namespace {
+
+// The runtime's list, asked in a child process.
+std::vector<GpuDevice> runtime_listing(GpuInventory& inv) {
   nlohmann::json probed;
   if (g_fake_gpus > 0) {
     probed["gpus"] = nlohmann::json::array();
@@ -128,27 +202,70 @@ GpuInventory probe_gpus() {
     spdlog::debug("GPUs listed by the CUDA runtime of a child process in {:.3f} s",
                   std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
-  const auto affinity_start = std::chrono::steady_clock::now();
   inv.absent_reason = probed.value("absent_reason", "");
   const std::vector<std::string> entries = visibility_entries(inv.visibility_value);
-  const std::vector<int> mine = cpus_at_start();
-  int index = 0;
-  std::map<std::vector<int>, int> sharing;  // an affinity set -> how many GPUs have it
+  std::vector<GpuDevice> devices;
   for (const auto& g : probed["gpus"]) {
     GpuDevice d;
-    d.index = index;
-    d.visibility = inv.visibility_set && static_cast<std::size_t>(index) < entries.size()
-                       ? entries[static_cast<std::size_t>(index)]
-                       : std::to_string(index);
-    if (g_fake_gpus > 0) d.visibility = fmt::format("fake-{}", index);  // no runtime has it
+    d.index = static_cast<int>(devices.size());
+    d.visibility = inv.visibility_set && static_cast<std::size_t>(d.index) < entries.size()
+                       ? entries[static_cast<std::size_t>(d.index)]
+                       : std::to_string(d.index);
+    if (g_fake_gpus > 0) d.visibility = fmt::format("fake-{}", d.index);  // no runtime has it
     d.name = g.value("name", "");
     d.uuid = g.value("uuid", "");
     d.pci_bus_id = g.value("pci_bus_id", "");
+    devices.push_back(std::move(d));
+  }
+  return devices;
+}
+
+// NVML's list where it is certain to be CUDA's (GpuListing::nvml_where_certain), else nullopt.
+std::optional<std::vector<GpuDevice>> nvml_listing(GpuInventory& inv) {
+  // Made-up GPUs listed as if by NVML: their workers see no GPU, so every hello disagrees.
+  if (g_fake_gpus > 0 && g_fake_gpus_predicted) return runtime_listing(inv);
+  if (RUNNER_BUILT_HIP || g_fake_gpus > 0) return std::nullopt;
+  const auto start = std::chrono::steady_clock::now();
+  std::string why_not;
+  std::vector<GpuDevice> devices;
+  if (const auto gpus = nvml_gpus(why_not)) {
+    const char* order = std::getenv("CUDA_DEVICE_ORDER");
+    devices = predict_runtime_listing(
+        *gpus, inv.visibility_set ? std::optional(inv.visibility_value) : std::nullopt,
+        order ? order : "", why_not);
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (devices.empty()) {
+    spdlog::debug("GPUs not listed by NVML ({}, {:.3f} s): the CUDA runtime lists them", why_not,
+                  seconds);
+    return std::nullopt;
+  }
+  spdlog::debug("{} GPU{} listed by NVML in {:.3f} s (each worker's hello confirms its GPU)",
+                devices.size(), devices.size() == 1 ? "" : "s", seconds);
+  return devices;
+}
+
+}  // namespace
+
+GpuInventory probe_gpus(GpuListing how) {
+  GpuInventory inv;
+  inv.visibility_variable = visibility_variable();
+  if (const char* v = std::getenv(inv.visibility_variable.c_str())) {
+    inv.visibility_set = true;
+    inv.visibility_value = v;
+  }
+  std::optional<std::vector<GpuDevice>> predicted;
+  if (how == GpuListing::nvml_where_certain) predicted = nvml_listing(inv);
+  inv.predicted = predicted.has_value();
+  inv.devices = predicted ? std::move(*predicted) : runtime_listing(inv);
+  const auto affinity_start = std::chrono::steady_clock::now();
+  const std::vector<int> mine = cpus_at_start();
+  std::map<std::vector<int>, int> sharing;  // an affinity set -> how many GPUs have it
+  for (auto& d : inv.devices) {
     for (int c : gpu_cpu_affinity(d.pci_bus_id))
       if (std::find(mine.begin(), mine.end(), c) != mine.end()) d.cpus.push_back(c);
     ++sharing[d.cpus];
-    inv.devices.push_back(std::move(d));
-    ++index;
   }
   if (!inv.devices.empty())
     spdlog::debug(

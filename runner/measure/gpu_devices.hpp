@@ -4,11 +4,14 @@
 // unusable, and nodes in EXCLUSIVE_PROCESS mode allow one context per GPU): it asks a short-lived
 // child process what the runtime sees, and starts each worker with CUDA_VISIBLE_DEVICES (or
 // HIP_VISIBLE_DEVICES) set to the one device it measures, so that a worker's device 0 is its GPU.
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "runner/measure/device_monitor.hpp"
 #include "runner/spec/gpu_request.hpp"
 
 namespace runner {
@@ -27,6 +30,7 @@ struct GpuDevice {
 
 struct GpuInventory {
   std::vector<GpuDevice> devices;
+  bool predicted = false;           // listed by NVML (GpuListing::nvml_where_certain)
   std::string absent_reason;        // why there is none
   std::string visibility_variable;  // CUDA_VISIBLE_DEVICES or HIP_VISIBLE_DEVICES
   std::string visibility_value;     // its value in this process ("" when unset: `unset`)
@@ -34,15 +38,44 @@ struct GpuInventory {
   std::vector<std::string> notes;  // what the inventory did not trust (a core list too short)
 };
 
-// What the GPU runtime sees, asked in a child process (this one stays without a GPU context).
-// A build without a GPU runtime, or a machine without a GPU, gives an empty inventory with the
-// reason.
-GpuInventory probe_gpus();
+// How probe_gpus() lists the GPUs.
+//  - runtime: asks the GPU runtime in a child process. The truth, but it initialises the runtime
+//    on every GPU of the node: 0.7 to 1.2 s on a node of 4 H200s, paid by every run.
+//  - nvml_where_certain: asks NVML (milliseconds, no runtime) where CUDA's list follows from it
+//    for certain: no GPU in MIG mode, CUDA_VISIBLE_DEVICES unset or naming GPUs NVML knows (by
+//    UUID, or by index into NVML's list in PCI order), and CUDA's order known (all GPUs of one
+//    model, or CUDA_DEVICE_ORDER=PCI_BUS_ID). Elsewhere, and in HIP builds, as `runtime`. The
+//    inventory is then `predicted`: every worker's hello must confirm its GPU's UUID, and a run
+//    whose hello disagrees starts again with the runtime's listing (GpuListingDisagrees).
+enum class GpuListing { runtime, nvml_where_certain };
+
+// What the GPU runtime sees, asked in a child process (this one stays without a GPU context), or
+// predicted from NVML (above). A build without a GPU runtime, or a machine without a GPU, gives an
+// empty inventory with the reason.
+GpuInventory probe_gpus(GpuListing how = GpuListing::runtime);
+
+// A worker's hello named another GPU (or none) than a predicted inventory gave it.
+class GpuListingDisagrees : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// CUDA's list of GPUs as NVML's `gpus` imply it under `visibility` (CUDA_VISIBLE_DEVICES, nullopt
+// when unset) and `device_order` (CUDA_DEVICE_ORDER, "" when unset): the devices in CUDA's order,
+// each with its visibility entry, name, UUID and PCI bus id (no cores). Empty, with the reason in
+// `why_not`, wherever CUDA's list does not follow for certain (GpuListing::nvml_where_certain).
+std::vector<GpuDevice> predict_runtime_listing(std::vector<NvmlGpu> gpus,
+                                               const std::optional<std::string>& visibility,
+                                               const std::string& device_order,
+                                               std::string& why_not);
 
 // Tests only: bin/runner-test (tests/test_kernels/fake_gpus.cpp) makes probe_gpus() return `count`
 // made-up GPUs, so that the scheduling of a run over several GPUs is tested where there is none
 // (their workers see no GPU and record their points skipped). The shipped runner never calls it.
 void use_fake_gpus_for_tests(int count);
+// Tests only, with made-up GPUs: their listing is taken for NVML's (GpuInventory::predicted), so
+// that their workers' hellos, which see no GPU, disagree with it (GpuListingDisagrees).
+void predict_fake_gpus_for_tests();
 // Tests only, with made-up GPUs: the worker of made-up GPU `index` dies before its hello, as one
 // on a GPU whose driver fails at start, so that a GPU taken out of a run is tested end to end.
 void fail_fake_gpu_for_tests(int index);

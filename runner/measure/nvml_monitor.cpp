@@ -135,6 +135,67 @@ std::vector<int> gpu_cpu_affinity(const std::string& pci_bus_id) {
   return cpus;
 }
 
+std::optional<std::vector<NvmlGpu>> nvml_gpus(std::string& why_not) {
+  void* lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    why_not = fmt::format("cannot load NVML (libnvidia-ml.so.1): {}", dlerror());
+    return std::nullopt;
+  }
+  // nvmlPciInfo_t, the layout of nvmlDeviceGetPciInfo_v3 (unchanged since NVML 2.285).
+  struct PciInfo {
+    char bus_id_legacy[16];
+    unsigned domain, bus, device, pci_device_id, pci_subsystem_id;
+    char bus_id[32];
+  };
+  NvmlReturn (*init)() = nullptr;
+  NvmlReturn (*count)(unsigned*) = nullptr;                            // nvmlDeviceGetCount_v2
+  NvmlReturn (*handle_by_index)(unsigned, NvmlDevice*) = nullptr;      // ..._v2
+  NvmlReturn (*name)(NvmlDevice, char*, unsigned) = nullptr;           // nvmlDeviceGetName
+  NvmlReturn (*uuid)(NvmlDevice, char*, unsigned) = nullptr;           // nvmlDeviceGetUUID
+  NvmlReturn (*pci)(NvmlDevice, PciInfo*) = nullptr;                   // nvmlDeviceGetPciInfo_v3
+  NvmlReturn (*mig_mode)(NvmlDevice, unsigned*, unsigned*) = nullptr;  // optional: NVML 11+
+  const char* (*error_string)(NvmlReturn) = nullptr;
+  if (!load(lib, "nvmlInit_v2", init) || !load(lib, "nvmlDeviceGetCount_v2", count) ||
+      !load(lib, "nvmlDeviceGetHandleByIndex_v2", handle_by_index) ||
+      !load(lib, "nvmlDeviceGetName", name) || !load(lib, "nvmlDeviceGetUUID", uuid) ||
+      !load(lib, "nvmlDeviceGetPciInfo_v3", pci) || !load(lib, "nvmlErrorString", error_string)) {
+    why_not = "NVML lacks a function the listing needs (a driver older than NVML 2.285?)";
+    return std::nullopt;
+  }
+  load(lib, "nvmlDeviceGetMigMode", mig_mode);
+  if (const NvmlReturn e = init(); e != kNvmlSuccess) {
+    why_not = fmt::format("nvmlInit failed: {}", error_string(e));
+    return std::nullopt;
+  }
+  unsigned n = 0;
+  if (const NvmlReturn e = count(&n); e != kNvmlSuccess) {
+    why_not = fmt::format("nvmlDeviceGetCount failed: {}", error_string(e));
+    return std::nullopt;
+  }
+  std::vector<NvmlGpu> gpus;
+  for (unsigned i = 0; i < n; ++i) {
+    NvmlDevice device = nullptr;
+    // A GPU this process may not open (a cgroup of a Slurm job) is not listed, as CUDA skips it.
+    if (handle_by_index(i, &device) != kNvmlSuccess) continue;
+    NvmlGpu g;
+    char text[96] = {};
+    PciInfo info{};
+    if (name(device, text, sizeof text) != kNvmlSuccess) continue;
+    g.name = text;
+    if (uuid(device, text, sizeof text) != kNvmlSuccess) continue;
+    g.uuid = text;
+    if (pci(device, &info) != kNvmlSuccess) continue;
+    g.domain = info.domain;
+    g.bus = info.bus;
+    g.device = info.device;
+    unsigned current = 0, pending = 0;
+    g.mig_enabled =
+        mig_mode && mig_mode(device, &current, &pending) == kNvmlSuccess && current == 1;
+    gpus.push_back(std::move(g));
+  }
+  return gpus;
+}
+
 DeviceMonitor* gpu_monitor() {
   return opened().monitor.get();
 }

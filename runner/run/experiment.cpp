@@ -239,11 +239,24 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
   nlohmann::json gpus_used = nlohmann::json::array();
   for (auto& slot : slots.slots()) {
     if (!slot.gpu) continue;
+    const nlohmann::json device =
+        slot.hello.is_null() ? nlohmann::json() : slot.hello.value("gpu", nlohmann::json());
+    const std::string seen = device.is_object() ? device.value("uuid", "") : "";
+    if (options.gpu_inventory.predicted && !slot.hello.is_null()) {
+      // NVML's listing stood in for the runtime's (gpu_devices.hpp, GpuListing): this worker's
+      // runtime says whether it was right. The names are then the runtime's own spelling.
+      if (seen != slot.gpu->uuid)
+        throw GpuListingDisagrees(fmt::format(
+            "the worker of {} ({}={}) sees {}, where NVML's listing put {}", slot.label(),
+            slot.placement.visibility_variable, slot.placement.visible_gpu.value_or(""),
+            seen.empty() ? "no GPU" : seen, slot.gpu->uuid));
+      slot.gpu->name = device.value("name", slot.gpu->name);
+      slot.gpu->pci_bus_id = device.value("pci_bus_id", slot.gpu->pci_bus_id);
+    }
     nlohmann::json g = slot.gpu->to_json();
-    if (!slot.hello.is_null()) g["device"] = slot.hello.value("gpu", nlohmann::json());
+    if (!slot.hello.is_null()) g["device"] = device;
     // The worker must see the GPU it was started for: a runtime that ignored the worker's
     // visibility list would put two workers on one GPU, and every figure would be wrong.
-    const std::string seen = g["device"].is_object() ? g["device"].value("uuid", "") : "";
     if (!seen.empty() && !slot.gpu->uuid.empty() && seen != slot.gpu->uuid)
       throw Refused(
           fmt::format("the worker of {} sees the GPU {}, not {}: {}={} did not give it "
@@ -259,6 +272,8 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
     env["gpus"] = gpus_used;
     env["gpu_mode"] = std::string(gpu_mode_name(options.gpu_mode));
     env["gpu_selection"] = describe_selection(options.gpus, options.gpu_inventory);
+    // NVML's listing, each GPU confirmed by its worker, or the runtime's (gpu_devices.hpp).
+    env["gpu_listing"] = options.gpu_inventory.predicted ? "nvml" : "runtime";
     if (!options.gpu_inventory.notes.empty()) env["gpu_notes"] = options.gpu_inventory.notes;
   }
   const std::string gpu_name = env.contains("gpu") ? env["gpu"].value("name", "") : "";

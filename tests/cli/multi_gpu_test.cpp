@@ -153,6 +153,43 @@ TEST(MultiGpu, PointsSpreadOverTheGpusAProblemOnOne) {
             std::string::npos);
 }
 
+// A listing of the GPUs by NVML stands for the runtime's only until the workers' hellos confirm
+// it (runner/measure/gpu_devices.hpp, GpuListing): where a worker sees another GPU, or none (here
+// every made-up GPU's worker), the run starts again on the runtime's listing, in the same folder,
+// before any record, and says so; every point is then recorded once and the manifest says which
+// listing the run used.
+TEST(MultiGpu, AGpuListingTheWorkersContradictIsListedAgainByTheRuntime) {
+  if (!built_with_gpu_variants()) GTEST_SKIP() << "no GPU variants in this build";
+  TempDir dir;
+  write_text(dir / "multi.yaml", kConfig);
+  SpawnOptions o;
+  o.cwd = dir.path();
+  o.env["RUNNER_FAULT_INJECTION"] = "1";
+  o.env["RUNNER_TEST_FAKE_GPUS"] = "2";
+  o.env["RUNNER_TEST_FAKE_GPUS_PREDICTED"] = "1";
+  // No --out: the folder the run makes for itself is made once.
+  const ProcessResult r = run_runner({"multi.yaml", "--no-calibrate"}, 120, o);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("the worker of GPU 0 (CUDA_VISIBLE_DEVICES=fake-0) sees no GPU, where "
+                       "NVML's listing put GPU-fa4e0000"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("the GPUs are listed again by the CUDA runtime"), std::string::npos)
+      << r.err;
+  std::vector<std::filesystem::path> runs;
+  for (const auto& e : std::filesystem::directory_iterator(dir / "results" / "multi"))
+    runs.push_back(e.path());
+  ASSERT_EQ(runs.size(), 1u) << "one results folder";
+  const auto records = read_jsonl_strictly(runs[0] / "records.jsonl").records;
+  ASSERT_EQ(records.size(), 20u) << "every point once";
+  std::set<std::string> ids;
+  for (const auto& rec : records) ids.insert(rec["point_id"].get<std::string>());
+  EXPECT_EQ(ids.size(), 20u);
+  const nlohmann::json manifest = read_json(runs[0] / "manifest.json");
+  EXPECT_EQ(manifest["environment"]["gpu_listing"], "runtime") << manifest["environment"].dump();
+  EXPECT_EQ(manifest["environment"]["gpus"].size(), 2u);
+}
+
 TEST(MultiGpu, ACountUsesTheFirstGpusAndEachModeRunsEveryGpuPointOnEach) {
   if (!built_with_gpu_variants()) GTEST_SKIP() << "no GPU variants in this build";
   FakeGpuRun two;
