@@ -457,6 +457,19 @@ struct TiledVecPath {
   const char* name;
 };
 
+// A strips path (few rows: m ≤ n), its block and its strip width from the kernel's own Threads and
+// PerThread: a strip of W = Threads · PerThread / S elements a row (S the short side), W a multiple
+// of V so that every strip's run starts on a 16-byte boundary. The launch and the kernel's shared
+// strip (Threads · PerThread + kStripMax elements) cannot disagree.
+template <typename T, bool kFewRows, int Threads, int PerThread, int V>
+TiledVecPath<T> strips_path(const ProblemSize& s) {
+  const std::int64_t width = Threads * PerThread / (kFewRows ? s.m : s.n) / V * V;
+  const TileGrid grid = tile_grid(kFewRows ? s.n : s.m, width, 1, 1);
+  return {&tiled_vec_strips_kernel<T, kFewRows, Threads, PerThread, V>, Threads,
+          TileGrid{static_cast<unsigned>(width), grid.blocks},
+          kFewRows ? "strips, few rows" : "strips, few columns"};
+}
+
 // A side of kStripMax or fewer: strips. Input rows (n) on 16-byte boundaries and output rows (m)
 // on 32-byte sector boundaries: aligned. Anything else: segments, two tiles a block (kSide
 // columns × 2·kSide rows) where the matrix still gives every SM two such blocks (they halve the
@@ -470,22 +483,14 @@ TiledVecPath<T> tiled_vec_path(const ProblemSize& s, int sm_count) {
   using One = SegmentTile<T, kSegmentAlign, 1>;
   using Two = SegmentTile<T, kSegmentAlign, 2>;
   if (std::min(s.m, s.n) <= kStripMax) {
-    const bool few_rows = s.m <= s.n;
     // 512 threads of 4 elements; float with few rows 256 of 8 (it read 88 % of the copy at
     // 31 × 400009 that way, 80 % with 512 of 4). Float moves the strip's one run in 16-byte
     // vectors (4 floats), double element by element (8 bytes already ran at 94–105 % of the copy).
     constexpr bool kFloat = sizeof(T) == 4;
     constexpr int kV = kFloat ? 4 : 1;
-    const int threads = few_rows && kFloat ? 256 : 512;
-    // W a multiple of kV: every strip's run starts on a 16-byte boundary.
-    const std::int64_t width = 2048 / (few_rows ? s.m : s.n) / kV * kV;
-    const TileGrid grid = tile_grid(few_rows ? s.n : s.m, width, 1, 1);
-    const TileGrid strips{static_cast<unsigned>(width), grid.blocks};
-    if (few_rows)
-      return {kFloat ? &tiled_vec_strips_kernel<T, true, 256, 8, kV>
-                     : &tiled_vec_strips_kernel<T, true, 512, 4, kV>,
-              threads, strips, "strips, few rows"};
-    return {&tiled_vec_strips_kernel<T, false, 512, 4, kV>, threads, strips, "strips, few columns"};
+    if (s.m > s.n) return strips_path<T, false, 512, 4, kV>(s);
+    if constexpr (kFloat) return strips_path<T, true, 256, 8, kV>(s);
+    return strips_path<T, true, 512, 4, kV>(s);
   }
   if (s.n % G::kV == 0 && s.m % One::kA == 0)
     return {&tiled_vec_kernel<T>, G::kThreads, tile_grid(s.n, G::kSide, s.m, G::kSide), "aligned"};
