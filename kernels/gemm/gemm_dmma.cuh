@@ -53,6 +53,9 @@ struct Config {
   static constexpr int kWarpsM = kBM / kWM, kWarpsN = kBN / kWN;
   static constexpr int kThreads = 32 * kWarpsM * kWarpsN;
   static constexpr int kMI = kWM / 16, kNJ = kWN / 8, kKH = kMmaK / 8;
+  // The 8-byte-copy instance double-buffers its fragments too (see the kernel): where a warp's
+  // accumulators are at most 8 fragments (64 registers), so that the copies' addresses still fit.
+  static constexpr bool kScalarDoubleBuffered = kMI * kNJ <= 8;
   static constexpr int kLdB = kBN + 4;  // doubles per k-row of the B tile
   static constexpr int kStageA = kBM * kBK;
   static constexpr int kStageDoubles = kStageA + kBK * kLdB;
@@ -270,11 +273,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     cp_async_commit();
   }
   int read_stage = 0, write_stage = kStages - 1;
-  if constexpr (!kVec) {
+  if constexpr (!kVec && !Cfg::kScalarDoubleBuffered) {
     // The 8-byte-copy instance (k or n odd, or a matrix not 16-byte aligned) issues 32 copies a
     // thread per tile; with a second fragment buffer it spills inside the loop (13 local loads a
     // tile; 82–86 % of cuBLAS at 4095 × 4097 × 4099 against 93–97 % single-buffered, H200), so it
     // loads each group's fragments just before its mmas and meets the barrier at the tile's start.
+    // (A tile with half the accumulators, SmallTileConfig, has the registers for both.)
     for (std::int64_t kt = 0; kt < k_tiles; ++kt) {
       // kStages − 1 + kt groups committed; with at most kStages − 2 pending, tiles 0..kt have
       // landed (this thread's copies); the barrier makes every thread's visible, and also ends
