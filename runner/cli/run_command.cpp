@@ -96,8 +96,9 @@ int run_command(const RunArguments& args) {
   const std::vector<Point> all_matrix_points =
       selected_points(spec, selection, Registry::instance());
 
-  // The GPUs (docs/measurement.md, "Several GPUs"): --gpus over `gpus:`, asked of the GPU runtime
-  // in a child process when the matrix has GPU points or GPUs were named.
+  // The GPUs (docs/measurement.md, "Several GPUs"): --gpus over `gpus:`, listed (by NVML, or by
+  // the GPU runtime in a child process: gpu_devices.hpp) when the matrix has GPU points or GPUs
+  // were named.
   GpuRequest request = spec.gpus.value_or(GpuRequest{});
   if (args.gpus) {
     try {
