@@ -200,7 +200,7 @@ int run_command(const RunArguments& args) {
   try {
     return run_with(GpuListing::nvml_where_certain);
   } catch (const GpuListingDisagrees& e) {
-    spdlog::info("{}: the GPUs are listed again by the CUDA runtime", e.what());
+    spdlog::info("{}: the GPUs are listed again by the GPU runtime", e.what());
     return run_with(GpuListing::runtime);
   }
 }
