@@ -255,6 +255,8 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
     }
     nlohmann::json g = slot.gpu->to_json();
     if (!slot.hello.is_null()) g["device"] = device;
+    if (!slot.hello.is_null() && slot.hello.contains("gpu_clock_monitor"))
+      g["clock_monitor"] = slot.hello["gpu_clock_monitor"];
     // The worker must see the GPU it was started for: a runtime that ignored the worker's
     // visibility list would put two workers on one GPU, and every figure would be wrong.
     if (!seen.empty() && !slot.gpu->uuid.empty() && seen != slot.gpu->uuid)
@@ -264,9 +266,13 @@ int run_experiment(const ExperimentSpec& spec, const std::vector<Point>& all_poi
                       slot.label(), seen, slot.gpu->uuid, slot.placement.visibility_variable,
                       slot.placement.visible_gpu.value_or("")));
     gpus_used.push_back(g);
-    // The run's GPU, for the manifest's readers and the identity: the first that started.
-    if (!slot.hello.is_null() && !env["gpu"].value("present", false))
+    // The run's GPU, for the manifest's readers and the identity: the first that started; and
+    // whether its worker reads the clocks (the parent, which opens no GPU, cannot say).
+    if (!slot.hello.is_null() && !env["gpu"].value("present", false)) {
       env["gpu"] = slot.hello["gpu"];
+      if (slot.hello.contains("gpu_clock_monitor"))
+        env["gpu_clock_monitor"] = slot.hello["gpu_clock_monitor"];
+    }
   }
   if (!options.gpus.empty()) {
     env["gpus"] = gpus_used;

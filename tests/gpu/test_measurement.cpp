@@ -4,9 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
+
+#include <fmt/format.h>
 
 #include "runner/api/gpu_info.hpp"
 #include "runner/api/registry.hpp"
+#include "runner/base/forked_call.hpp"
 #include "runner/measure/calibration.hpp"
 #include "runner/measure/device_monitor.hpp"
 #include "runner/run/point_runner.hpp"
@@ -83,6 +87,30 @@ TEST_F(Measurement, NvmlReadsTheSmClock) {
   ASSERT_TRUE(mhz.has_value());
   EXPECT_GT(*mhz, 100.0);
   EXPECT_GT(monitor->min_sm_clock_mhz(), 100.0);
+}
+
+// The runner's parent lists the GPUs through NVML and then forks its workers, which read the clock
+// through NVML: NVML's state does not survive fork(), so each process must initialise its own.
+TEST_F(Measurement, NvmlAnswersInAProcessForkedAfterItsParentUsedIt) {
+  std::string why_not;
+  const auto listed = nvml_gpus(why_not);
+  if (!listed) GTEST_SKIP() << "no NVML: " << why_not;
+  ASSERT_FALSE(listed->empty());
+  const auto describe = [](const std::vector<NvmlGpu>& gpus) {
+    std::string text;
+    for (const auto& g : gpus)
+      text += fmt::format("{} {:04x}:{:02x}:{:02x}\n", g.uuid, g.domain, g.bus, g.device);
+    return text;
+  };
+  const ForkedCallResult child = run_forked(
+      [&] {
+        std::string child_why_not;
+        const auto again = nvml_gpus(child_why_not);
+        return again ? describe(*again) : "NVML failed in the child: " + child_why_not;
+      },
+      60);
+  ASSERT_TRUE(child.finished) << child.how_it_ended();
+  EXPECT_EQ(child.text, describe(*listed));
 }
 
 TEST_F(Measurement, TheGpuCalibrationIsPlausible) {
