@@ -23,8 +23,9 @@
 //    gemm_padded_operands.cuh). kVecLoads: lda and ldb are multiples of 4 (and the pointers
 //    16-byte aligned), so every row starts on a 16-byte boundary and global loads move float4;
 //    a float4 that reaches past k or n then reads the rows' padding, which meets zeros (B rows
-//    past k are zero-filled) or lands in C columns past n (dropped). kVecStores: likewise for C
-//    (n a multiple of 4). Otherwise scalar loads or stores.
+//    past k are zero-filled) or lands in C columns past n (dropped). kVecStores: likewise for C,
+//    whose rows are ldc floats apart (n, or the split-K workspace's rows padded to a multiple of
+//    4: gemm_split_k.cuh). Otherwise scalar loads or stores.
 //  - Blocks are ordered in groups of kGroup tile rows (a group sweeps its columns together), so
 //    that concurrent blocks share A and B tiles in the L2.
 #include <cstdint>
@@ -86,7 +87,7 @@ template <class T, bool kVecLoads, bool kVecStores>
 __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
     regtile_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
                    std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t lda,
-                   std::int64_t ldb, std::int64_t tiles_m, std::int64_t tiles_n,
+                   std::int64_t ldb, std::int64_t ldc, std::int64_t tiles_m, std::int64_t tiles_n,
                    std::int64_t k_chunk) {
   constexpr int BM = T::BM, BN = T::BN, BK = T::BK, TM = T::TM, TN = T::TN;
   constexpr int kAL = T::kALoads, kBL = T::kBLoads, kThreads = T::kThreads;
@@ -100,7 +101,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
   const std::int64_t k_len = k - k_begin < k_chunk ? k - k_begin : k_chunk;
   a += k_begin;
   b += k_begin * ldb;
-  c += std::int64_t{blockIdx.y} * m * n;
+  c += std::int64_t{blockIdx.y} * m * ldc;
 
   // Global → register loads: load l of a thread is float4 number tid + l·kThreads of the tile:
   // A (BM rows × BK): row idx / (BK/4), k-column 4·(idx % (BK/4)); B (BK rows × BN): row
@@ -270,7 +271,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
   for (int i = 0; i < TM; ++i) {
     const std::int64_t row = tile.row0 + a_off + (i / 4) * 4 * T::LM + i % 4;
     if (row >= m) continue;
-    float* c_row = c + row * n;
+    float* c_row = c + row * ldc;
 #pragma unroll
     for (int j4 = 0; j4 < TN / 4; ++j4) {
       const std::int64_t col = tile.col0 + b_off + j4 * 4 * T::LN;

@@ -57,6 +57,10 @@ struct CostModel {
   // SM where 4 fit costs a quarter of a full one (a tiling of small tiles, dmma's 64×64, fills
   // the GPU in one partial wave where a 128×128 one leaves SMs idle).
   std::int64_t sms = 0;
+  // With sms given: the k-step of a block alone on its SM as a share of step_us, where a lone
+  // block does not get its SM's whole throughput (a variant's measured figure; its .cu file says
+  // where from). A wave's k-step then takes at least this share. 0: b / (blocks an SM holds).
+  double lone_block_share = 0;
 
   bool sums_in_cluster(std::int64_t splits) const {
     return splits > 1 && splits < static_cast<std::int64_t>(cluster_slots.size()) &&
@@ -84,9 +88,9 @@ inline double modelled_us(const CostModel& cost, std::int64_t tiles, std::int64_
   if (cost.sms > 0 && slots > cost.sms) {
     // The last wave's share of a full one: its blocks on the busiest SM over an SM's slots.
     const std::int64_t last = blocks - (waves - 1) * slots;
-    full_waves =
-        static_cast<double>(waves - 1) + static_cast<double>(ceil_div(last, cost.sms)) /
-                                             static_cast<double>(ceil_div(slots, cost.sms));
+    const double share = static_cast<double>(ceil_div(last, cost.sms)) /
+                         static_cast<double>(ceil_div(slots, cost.sms));
+    full_waves = static_cast<double>(waves - 1) + std::max(share, cost.lone_block_share);
   }
   double us = full_waves * steps * cost.step_us;
   if (splits > 1 && !in_cluster)
@@ -147,8 +151,43 @@ __global__ void reduce_kernel(const T* __restrict__ partial, T* __restrict__ c, 
   }
 }
 
+// The same sum where the slices' rows are `ld` elements apart (a multiple of the vector, ld > n):
+// each vector of the slices' layout is read whole, and its lanes inside C's n columns are written
+// to C (m×n, rows n apart) one by one — consecutive threads, consecutive elements.
+template <typename T, typename V>
+__global__ void reduce_rows_kernel(const T* __restrict__ partial, T* __restrict__ c, std::int64_t m,
+                                   std::int64_t n, std::int64_t ld, int splits) {
+  wait_for_producer();
+  constexpr int kLanes = sizeof(V) / sizeof(T);
+  const std::int64_t row_vectors = ld / kLanes;
+  const std::int64_t vectors = m * row_vectors;
+  const std::int64_t slice = m * ld;
+  const std::int64_t stride = std::int64_t{gridDim.x} * blockDim.x;
+  for (std::int64_t i = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < vectors;
+       i += stride) {
+    T sum[kLanes] = {};
+    for (int s = 0; s < splits; ++s) {
+      const V v = *reinterpret_cast<const V*>(partial + s * slice + i * kLanes);
+      const T* e = reinterpret_cast<const T*>(&v);
+#pragma unroll
+      for (int l = 0; l < kLanes; ++l) sum[l] += e[l];
+    }
+    const std::int64_t row = i / row_vectors, col = (i - row * row_vectors) * kLanes;
+    T* out = c + row * n + col;
+#pragma unroll
+    for (int l = 0; l < kLanes; ++l)
+      if (col + l < n) out[l] = sum[l];
+  }
+}
+
 // A variant's split of k for one problem: the plan, the workspace it needs, the launch grid and
 // the reduction. With one split the kernel writes C and nothing else runs.
+//
+// The workspace's slices may have rows longer than C's (slice_ld > n, a whole number of 16-byte
+// vectors): a kernel whose C rows do not start on 16-byte boundaries (n odd) can still store its
+// partial tiles as vectors. Its scalar stores cost `regtile` 11 µs at 511³, nearly half of its
+// run: four partial writes to each 32-byte sector (Nsight Compute: 56 MB through the L2 against
+// 20 MB at 512³, same grid).
 //
 // Summed in a cluster (sm_90+, a variant whose kernel supports it): the splits of one tile are
 // the blocks of one thread-block cluster, (1, splits, 1); after the k-loop every block puts its
@@ -161,18 +200,25 @@ class SplitK {
  public:
   // Plans for an m×n C of `tiles` tiles (k-steps of bk) and allocates the workspace; where the
   // device has no room for it, k stays whole (the workspace is scratch, not a requirement).
+  // slice_ld: the workspace's row length (0: n; else at least n, a multiple of the vector).
   SplitK(const CostModel& cost, std::int64_t tiles, std::int64_t m, std::int64_t n, std::int64_t k,
-         int bk)
-      : SplitK(split_k::plan(cost, tiles, m, n, k, bk, sizeof(T)), tiles, m, n, k, false) {}
+         int bk, std::int64_t slice_ld = 0)
+      : SplitK(split_k::plan(cost, tiles, m, n, k, bk, sizeof(T)), tiles, m, n, k, false,
+               slice_ld) {}
 
   // A plan made by the caller; sum_in_cluster: the kernel adds the splits in a cluster (no
   // workspace, no reduction kernel).
   SplitK(const Plan& plan, std::int64_t tiles, std::int64_t m, std::int64_t n, std::int64_t k,
-         bool sum_in_cluster)
-      : plan_(plan), count_(m * n), tiles_(tiles), in_cluster_(sum_in_cluster && plan.splits > 1) {
+         bool sum_in_cluster, std::int64_t slice_ld = 0)
+      : plan_(plan),
+        m_(m),
+        n_(n),
+        slice_ld_(slice_ld > n ? slice_ld : n),
+        tiles_(tiles),
+        in_cluster_(sum_in_cluster && plan.splits > 1) {
     if (plan_.splits == 1 || in_cluster_) return;
     auto slices = cuda::DeviceBuffer<T>::try_allocate(static_cast<std::size_t>(plan_.splits) *
-                                                      static_cast<std::size_t>(count_));
+                                                      static_cast<std::size_t>(m_ * slice_ld_));
     if (slices)
       workspace_ = std::move(*slices);
     else
@@ -186,27 +232,39 @@ class SplitK {
   dim3 grid() const {
     return dim3(static_cast<unsigned>(tiles_), static_cast<unsigned>(plan_.splits));
   }
-  // Where the kernel writes: C, or the workspace's slices.
-  T* output(T* c) const { return plan_.splits > 1 && !in_cluster_ ? workspace_.data() : c; }
+  // Where the kernel writes: C, or the workspace's slices (m rows of output_ld() elements each).
+  T* output(T* c) const { return to_workspace() ? workspace_.data() : c; }
+  // The row length of what output() points at: n for C, slice_ld for the workspace.
+  std::int64_t output_ld() const { return to_workspace() ? slice_ld_ : n_; }
 
   // After the kernel: adds the slices into c (nothing with one split or a sum in the cluster).
   void reduce_into(T* c, int sm_count, cudaStream_t stream) const {
-    if (plan_.splits == 1 || in_cluster_) return;
+    if (!to_workspace()) return;
     constexpr int kThreads = 256;
     using V = typename Vector16<T>::type;
     constexpr int kLanes = sizeof(V) / sizeof(T);
-    const bool vector = count_ % kLanes == 0;
-    const std::int64_t items = vector ? count_ / kLanes : count_;
-    const auto blocks = static_cast<unsigned>(
-        std::clamp<std::int64_t>(ceil_div(items, kThreads), 1, std::int64_t{sm_count} * 16));
     const T* partial = workspace_.data();
-    launch_dependent(vector ? reduce_kernel<T, V> : reduce_kernel<T, T>, dim3(blocks),
-                     dim3(kThreads), 0, stream, partial, c, count_, plan_.splits);
+    const auto blocks_for = [&](std::int64_t items) {
+      return static_cast<unsigned>(
+          std::clamp<std::int64_t>(ceil_div(items, kThreads), 1, std::int64_t{sm_count} * 16));
+    };
+    if (slice_ld_ != n_) {
+      launch_dependent(reduce_rows_kernel<T, V>, dim3(blocks_for(m_ * slice_ld_ / kLanes)),
+                       dim3(kThreads), 0, stream, partial, c, m_, n_, slice_ld_, plan_.splits);
+      return;
+    }
+    const std::int64_t count = m_ * n_;
+    const bool vector = count % kLanes == 0;
+    launch_dependent(vector ? reduce_kernel<T, V> : reduce_kernel<T, T>,
+                     dim3(blocks_for(vector ? count / kLanes : count)), dim3(kThreads), 0, stream,
+                     partial, c, count, plan_.splits);
   }
 
  private:
+  bool to_workspace() const { return plan_.splits > 1 && !in_cluster_; }
+
   Plan plan_;
-  std::int64_t count_, tiles_;
+  std::int64_t m_, n_, slice_ld_, tiles_;
   bool in_cluster_ = false;
   cuda::DeviceBuffer<T> workspace_;  // plan_.splits slices of C, when k is split
 };
