@@ -5,7 +5,8 @@
 // split-K cost model finds that fewer, larger tiles leave SMs idle.
 // FP64 mma needs compute capability 8.0: on an older device the point is recorded skipped.
 // Where C has too few tiles to fill the GPU (small or deep-K problems) k is split
-// (gemm_split_k.cuh); the record's `path` and `k_splits` say how.
+// (gemm_split_k.cuh); where k or n is odd, A or B is first copied to 16-byte rows
+// (gemm_padded_operands.cuh). The record's `path` and `k_splits` say how.
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -15,6 +16,7 @@
 
 #include "kernels/gemm/gemm_cuda_workload.hpp"
 #include "kernels/gemm/gemm_dmma.cuh"
+#include "kernels/gemm/gemm_padded_operands.cuh"
 #include "kernels/gemm/gemm_split_k.cuh"
 #include "runner/api/cuda/cuda_check.hpp"
 #include "runner/api/cuda/residency.hpp"
@@ -30,6 +32,26 @@ constexpr std::int64_t kMaxGridX = 2147483647;
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
   return (a + b - 1) / b;
+}
+
+// Whether copying the misaligned operands to 16-byte rows saves more than it costs. The vector
+// instance takes 0.77 of the 8-byte one's time (Nsight Compute, H200: 45.5 against 59 µs at
+// 1024 × 1023 × 1024, 56.7 at 1024 × 1024 × 1023), taken at 40 TFLOP/s; the copy reads and writes
+// the operands at 3 TB/s after 8 µs of its own launch and the wait for it. The 8 µs is fitted:
+// copying always lost at 1023³ (76.5 against 81.0 % of cuBLAS), 1000 × 1001 × 1002 (76.2 / 81.1),
+// 513³ (66.2 / 69.0) and 511³ (68.7 / 76.4), and won at 1501³ (87.1 / 83.1) and
+// 4095 × 4097 × 4099 (108 %); 2047 × 2049 × 2051 was even (89.6 / 90.3).
+bool copy_pays(std::int64_t m, std::int64_t n, std::int64_t k,
+               const padded::PaddedOperand<double>& a, const padded::PaddedOperand<double>& b) {
+  constexpr double kVectorTimeShare = 0.77, kFlopsPerUs = 40e6, kCopyBytesPerUs = 3e6;
+  constexpr double kCopyFixedUs = 8;
+  const double copied =
+      static_cast<double>((a.needs_copy() ? m * padded::padded_row<double>(k) : 0) +
+                          (b.needs_copy() ? k * padded::padded_row<double>(n) : 0));
+  const double copy_us = kCopyFixedUs + 2 * 8 * copied / kCopyBytesPerUs;
+  const double saved_us = (1 - kVectorTimeShare) * 2.0 * static_cast<double>(m) *
+                          static_cast<double>(n) * static_cast<double>(k) / kFlopsPerUs;
+  return copy_us < saved_us;
 }
 
 // Checked before any device memory is allocated.
@@ -50,7 +72,8 @@ const Point& require_dmma(const Point& point) {
 }
 
 using DmmaKernel = void (*)(const double*, const double*, double*, std::int64_t, std::int64_t,
-                            std::int64_t, std::int64_t, std::int64_t, std::int64_t, int);
+                            std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                            std::int64_t, std::int64_t, int);
 
 // One tiling the variant can run a problem with: a Config's kernel and what its launch needs.
 struct Tiling {
@@ -193,13 +216,25 @@ constexpr double kSmallTileModelFactor = 1.1;
 class DmmaGemm final : public CudaGemm<double> {
  public:
   DmmaGemm(const Point& point, std::shared_ptr<const Problem> problem)
-      : CudaGemm<double>(require_dmma(point), std::move(problem)) {
-    // 16-byte copies and stores need even k and n and 16-byte aligned matrices.
+      : CudaGemm<double>(require_dmma(point), std::move(problem)),
+        a_rows_(a_.data(), m(), k()),
+        b_rows_(b_.data(), k(), n()) {
+    // 16-byte copies need A's and B's rows on 16-byte boundaries (k and n even) and 16-byte
+    // aligned matrices: where k or n is odd that operand is copied to padded rows first where the
+    // copy pays (copy_pays) and the device has room for it; elsewhere the 8-byte instance runs on
+    // the operands as they are.
     const auto aligned = [](const void* p) {
       return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
     };
-    vec_ = k() % 2 == 0 && n() % 2 == 0 && aligned(a_.data()) && aligned(b_.data()) &&
-           aligned(c_.data());
+    const bool aligned_all = aligned(a_.data()) && aligned(b_.data()) && aligned(c_.data());
+    copies_ = aligned_all && (a_rows_.needs_copy() || b_rows_.needs_copy()) &&
+              copy_pays(m(), n(), k(), a_rows_, b_rows_) && a_rows_.allocate() &&
+              b_rows_.allocate();
+    if (!copies_) {
+      a_rows_.release();
+      b_rows_.release();
+    }
+    vec_ = aligned_all && (copies_ || (!a_rows_.needs_copy() && !b_rows_.needs_copy()));
     int device = 0, smem_optin = 0;
     RUNNER_CUDA_CHECK(cudaGetDevice(&device));
     RUNNER_CUDA_CHECK(
@@ -229,7 +264,9 @@ class DmmaGemm final : public CudaGemm<double> {
       if (candidate.plan.modelled_us < chosen.plan.modelled_us) chosen = candidate;
     }
     tiled_ = chosen;
-    split_.emplace(tiled_.plan, tiles(), m(), n(), k(), tiled_.in_cluster);
+    // The workspace's rows are whole 16-byte pairs whatever n is: its stores are pairs.
+    split_.emplace(tiled_.plan, tiles(), m(), n(), k(), tiled_.in_cluster,
+                   padded::padded_row<double>(n()));
   }
 
   void run() override {
@@ -237,15 +274,23 @@ class DmmaGemm final : public CudaGemm<double> {
     note_launch(split_->grid(), dim3(static_cast<unsigned>(t.threads)));
     const int cluster_splits = split_->cluster_splits();
     double* const out = split_->output(c_.data());
+    const double* a = a_.data();
+    const double* b = b_.data();
+    std::int64_t lda = k(), ldb = n();
+    if (copies_) {
+      padded::copy_padded(a_rows_, b_rows_, gpu_info().sm_count, stream());
+      a = a_rows_.data(), b = b_rows_.data(), lda = a_rows_.ld(), ldb = b_rows_.ld();
+    }
+    const std::int64_t ldc = split_->output_ld();
     if (cluster_splits > 1) {
       cudaLaunchAttribute cluster = cluster_of(cluster_splits);
       const cudaLaunchConfig_t config = launch_config(t, split_->grid(), &cluster, stream());
-      RUNNER_CUDA_CHECK(cudaLaunchKernelEx(&config, t.kernel, a_.data(), b_.data(), out, m(), n(),
-                                           k(), tiled_.tiles_m, tiled_.tiles_n,
+      RUNNER_CUDA_CHECK(cudaLaunchKernelEx(&config, t.kernel, a, b, out, m(), n(), k(), lda, ldb,
+                                           ldc, tiled_.tiles_m, tiled_.tiles_n,
                                            split_->plan().k_chunk, cluster_splits));
     } else {
       t.kernel<<<split_->grid(), t.threads, t.shared_bytes, stream()>>>(
-          a_.data(), b_.data(), out, m(), n(), k(), tiled_.tiles_m, tiled_.tiles_n,
+          a, b, out, m(), n(), k(), lda, ldb, ldc, tiled_.tiles_m, tiled_.tiles_n,
           split_->plan().k_chunk, 0);
     }
     RUNNER_CUDA_CHECK_LAUNCH();
@@ -257,7 +302,8 @@ class DmmaGemm final : public CudaGemm<double> {
     fields["vector_copies"] = vec_;
     fields["k_step"] = tiled_.tiling.k_step;
     fields["path"] = split_k::describe(tiled_.tiling.bm, tiled_.tiling.bn, split_->plan(),
-                                       split_->cluster_splits() > 1);
+                                       split_->cluster_splits() > 1) +
+                     padded::describe_copies(a_rows_, b_rows_, copies_);
     fields["k_splits"] = split_->plan().splits;
     return fields;
   }
@@ -265,6 +311,8 @@ class DmmaGemm final : public CudaGemm<double> {
  private:
   std::int64_t tiles() const { return tiled_.tiles_m * tiled_.tiles_n; }
 
+  padded::PaddedOperand<double> a_rows_, b_rows_;  // A (m×k) and B (k×n) as the kernel reads them
+  bool copies_ = false;                            // A or B is read from its padded copy
   bool vec_ = false;
   TiledProblem tiled_;
   std::optional<split_k::SplitK<double>> split_;  // set once the tiling is chosen

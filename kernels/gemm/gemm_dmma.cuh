@@ -25,15 +25,18 @@
 //
 // Block: kThreads = 32·(kBM / kWM)·(kBN / kWN) threads, tile kBM×kBN of C, k-steps of kBK.
 //  - Shared memory, kStages stages filled by cp.async (zero-filled past m, n or k): 16-byte copies
-//    where k and n are even and the pointers 16-byte aligned (kVec), 8-byte copies otherwise.
-//    A tile kBM×kBK row-major, unpadded, column c of row r stored at c ^ 4·(r & 3) (a_offset):
-//    the fragment loads of a half-warp (rows g = 0..3 or 4..7, k = t + const, t = 0..3) then
-//    hit 16 distinct 8-byte bank pairs, and the XOR keeps every 16-byte pair whole for the copies.
-//    B tile kBK×(kBN + 4) (the padding ≡ 4 mod 16 doubles puts a half-warp's 4 k-rows × 4
-//    columns on 16 distinct bank pairs).
+//    where A's and B's rows are an even number of doubles apart (lda, ldb: k and n, or the padded
+//    copies of gemm_padded_operands.cuh) and the pointers 16-byte aligned (kVec), 8-byte copies
+//    otherwise. A pair reaching past k or n reads the row's padding: zeros, which meet B's rows
+//    past k (zero-filled) or land in C's columns past n (dropped). A tile kBM×kBK row-major,
+//    unpadded, column c of row r stored at c ^ 4·(r & 3) (a_offset): the fragment loads of a
+//    half-warp (rows g = 0..3 or 4..7, k = t + const, t = 0..3) then hit 16 distinct 8-byte bank
+//    pairs, and the XOR keeps every 16-byte pair whole for the copies. B tile kBK×(kBN + 4) (the
+//    padding ≡ 4 mod 16 doubles puts a half-warp's 4 k-rows × 4 columns on 16 distinct bank pairs).
 //  - Warps as (kBM / kWM)×(kBN / kWN), each computing kWM×kWN of C as (kWM / 16)×(kWN / 8)
 //    fragments of 16×8; a lane ends up owning 2 consecutive columns 2t, 2t + 1 of each fragment
-//    row (a 16-byte store).
+//    row (a 16-byte store where C's rows, ldc doubles apart, are too: n even, or the split-K
+//    workspace's padded rows).
 //  - Blocks in groups of 8 tile rows, like regtile (tile_origin).
 #include <cooperative_groups.h>
 
@@ -148,8 +151,9 @@ __device__ __forceinline__ int a_offset(int r, int c, int bk) {
 template <typename Cfg, bool kVec>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     dmma_kernel(const double* __restrict__ a, const double* __restrict__ b, double* __restrict__ c,
-                std::int64_t m, std::int64_t n, std::int64_t lda, std::int64_t tiles_m,
-                std::int64_t tiles_n, std::int64_t k_chunk, int cluster_splits) {
+                std::int64_t m, std::int64_t n, std::int64_t k_total, std::int64_t lda,
+                std::int64_t ldb, std::int64_t ldc, std::int64_t tiles_m, std::int64_t tiles_n,
+                std::int64_t k_chunk, int cluster_splits) {
   // Built for an arch without FP64 mma the body is empty; the host never launches it there
   // (compute capability < 8.0 is recorded skipped).
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
@@ -166,13 +170,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   // Split-K (gemm_split_k.cuh): block row y computes k in [y·k_chunk, (y + 1)·k_chunk) into slice
   // y of c (the workspace), or, with cluster_splits > 1, into its accumulators, which the blocks of
   // the cluster add up and write to c (C), each its share of the rows; one split is the whole of k
-  // into C. lda (the whole k) is A's row length, k the extent of this block's chunk (even where lda
-  // is: k_chunk is whole k-steps).
+  // into C. k is the extent of this block's chunk (k_chunk is whole k-steps).
   const std::int64_t k_begin = std::int64_t{blockIdx.y} * k_chunk;
-  const std::int64_t k = lda - k_begin < k_chunk ? lda - k_begin : k_chunk;
+  const std::int64_t k = k_total - k_begin < k_chunk ? k_total - k_begin : k_chunk;
   a += k_begin;
-  b += k_begin * n;
-  if (cluster_splits <= 1) c += std::int64_t{blockIdx.y} * m * n;
+  b += k_begin * ldb;
+  if (cluster_splits <= 1) c += std::int64_t{blockIdx.y} * m * ldc;
 
   // Tile loads, a thread copying kW doubles at column a_c (b_c) of rows a_r0 (b_r0) + i·stride.
   constexpr int kW = kVec ? 2 : 1;
@@ -182,14 +185,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   const int a_c = (tid % kAPerRow) * kW, a_r0 = tid / kAPerRow;
   const int b_c = (tid % kBPerRow) * kW, b_r0 = tid / kBPerRow;
   const std::int64_t b_col = tile.col0 + b_c;
-  const bool b_col_in = b_col < n;  // kVec: n even and b_col even, so b_col + 1 < n too
+  const bool b_col_in = b_col < n;  // kVec: b_col + 1 < ldb (in the padding where it is n)
   const std::int64_t k_tiles = (k + kBK - 1) / kBK;
   // Copy i of a tile reads A at a_first + i·a_step (+ kBK a tile), B at b_first + i·b_step
-  // (+ kBK·n a tile): two offsets and two strides a thread, not one address a copy, so that the
+  // (+ kBK·ldb a tile): two offsets and two strides a thread, not one address a copy, so that the
   // registers stay with the accumulators and the double-buffered fragments. Bit i of a_rows_in:
   // row a_r0 + i·kAStride of the tile is inside A.
   const std::int64_t a_first = (tile.row0 + a_r0) * lda + a_c, a_step = kAStride * lda;
-  const std::int64_t b_first = std::int64_t{b_r0} * n + b_col, b_step = kBStride * n;
+  const std::int64_t b_first = std::int64_t{b_r0} * ldb + b_col, b_step = kBStride * ldb;
   unsigned a_rows_in = 0;
 #pragma unroll
   for (int i = 0; i < kACopies; ++i)
@@ -200,8 +203,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     double* const as = smem + stage * kStageDoubles;
     double* const bs = as + kStageA;
     const std::int64_t p0 = kt * kBK;
-    const bool a_k_in = p0 + a_c < k;  // kVec: k even, so p0 + a_c + 1 < k too
-    const std::int64_t a_tile = a_first + p0, b_tile = b_first + p0 * n;
+    const bool a_k_in = p0 + a_c < k;  // kVec: p0 + a_c + 1 < lda (past k: the padding's zero)
+    const std::int64_t a_tile = a_first + p0, b_tile = b_first + p0 * ldb;
     // k-rows of B left from this thread's first (≤ 0: none), capped at the tile.
     const std::int64_t b_left64 = k - p0 - b_r0;
     const int b_left = b_left64 < kBK ? static_cast<int>(b_left64) : kBK;
@@ -386,7 +389,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 #endif
 
   // Lane (g, t) holds, of fragment (i, j), rows g + 8·v1, columns 8j + 2t + {0, 1} =
-  // acc[i][j][2v1], acc[i][j][2v1 + 1].
+  // acc[i][j][2v1], acc[i][j][2v1 + 1]: one 16-byte store where C's rows are 16-byte aligned.
+  const bool pair_stores = kVec && ldc % 2 == 0;
 #pragma unroll
   for (int i = 0; i < kMI; ++i) {
     if (cluster_splits > 1 && i % cluster_splits != sum_rank) continue;  // another block's rows
@@ -394,12 +398,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     for (int v1 = 0; v1 < 2; ++v1) {
       const std::int64_t row = tile.row0 + wm + 16 * i + 8 * v1 + g;
       if (row >= m) continue;
-      double* const c_row = c + row * n;
+      double* const c_row = c + row * ldc;
 #pragma unroll
       for (int j = 0; j < kNJ; ++j) {
         const std::int64_t col = tile.col0 + wn + 8 * j + 2 * t;
         const double lo = acc[i][j][2 * v1], hi = acc[i][j][2 * v1 + 1];
-        if constexpr (kVec) {  // n even, col even: the pair is wholly inside or outside
+        if (pair_stores) {  // col even: col + 1 < ldc (in the padding where it is n)
           if (col < n) *reinterpret_cast<double2*>(c_row + col) = double2{lo, hi};
         } else {
           if (col < n) c_row[col] = lo;

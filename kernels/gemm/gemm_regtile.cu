@@ -131,15 +131,9 @@ class RegtileGemm final : public CudaGemm<float> {
 
   nlohmann::json extra_fields() const override {
     nlohmann::json fields = CudaGemm<float>::extra_fields();
-    std::string path = split_k::describe(Tiles::BM, Tiles::BN, split_->plan());
-    if (copies_) {
-      const std::string which = a_rows_.needs_copy() && b_rows_.needs_copy() ? "A and B"
-                                : a_rows_.needs_copy()                       ? "A"
-                                                                             : "B";
-      path += ", " + which + " copied to 16-byte rows";
-    } else if (a_rows_.needs_copy() || b_rows_.needs_copy()) {
-      path += ", scalar loads";
-    }
+    std::string path = split_k::describe(Tiles::BM, Tiles::BN, split_->plan()) +
+                       padded::describe_copies(a_rows_, b_rows_, copies_);
+    if (!copies_ && (a_rows_.needs_copy() || b_rows_.needs_copy())) path += ", scalar loads";
     fields["path"] = path;
     fields["k_splits"] = split_->plan().splits;
     return fields;
@@ -150,8 +144,8 @@ class RegtileGemm final : public CudaGemm<float> {
                           std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
                           std::int64_t, std::int64_t);
   std::int64_t tiles_m_, tiles_n_;
-  padded::PaddedOperand a_rows_, b_rows_;  // A (m×k) and B (k×n) as the kernel reads them
-  bool copies_ = false;                    // A or B is read from its padded copy
+  padded::PaddedOperand<float> a_rows_, b_rows_;  // A (m×k) and B (k×n) as the kernel reads them
+  bool copies_ = false;                           // A or B is read from its padded copy
   Kernel kernel_ = nullptr;
   std::optional<split_k::SplitK<float>> split_;  // set once the kernel is chosen
 };

@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "runner/api/gpu_info.hpp"
@@ -215,31 +216,52 @@ TEST_F(CudaVariants, DmmaTilesWithSmallTilesWhereLargeOnesLeaveSmsIdle) {
   });
 }
 
-// regtile copies an operand whose rows are not whole float4s (A when k % 4 != 0, B when n % 4 !=
-// 0) to padded rows and runs the vector kernel on the copy (gemm_padded_operands.cuh): every
-// combination verifies, k split or whole, and the record's path says which operand was copied.
-TEST_F(CudaVariants, RegtileCopiesMisalignedOperandsToPaddedRows) {
-  if (!cuda_variants_of("gemm").count("regtile")) GTEST_SKIP() << "no regtile in this build";
-  const std::string yaml = std::string("experiment: t\nkernel: gemm\n") + kRepeat + R"(
-sweeps:
-  - variant: regtile
-    dtype: float
+// regtile and dmma copy an operand whose rows are not whole 16-byte vectors (A when k is not a
+// multiple of 4 floats or 2 doubles, B when n is not) to padded rows and run their vector kernel
+// on the copy (gemm_padded_operands.cuh): every combination verifies, k split or whole (in the
+// workspace, whose rows are padded too, or summed in a cluster), and the path says which operand
+// was copied. regtile always copies; dmma only where the copy pays (large problems: 2000 × 2003 ×
+// 2001 here), and runs its 8-byte instance on the operands as they are elsewhere (513³ here).
+TEST_F(CudaVariants, TunedGemmsCopyMisalignedOperandsToPaddedRows) {
+  const auto present = cuda_variants_of("gemm");
+  int ran = 0;
+  for (const auto& [variant, dtype, lanes] :
+       {std::tuple{"regtile", "float", 4}, std::tuple{"dmma", "double", 2}}) {
+    if (!present.count(variant)) continue;
+    ++ran;
+    const std::string yaml = std::string("experiment: t\nkernel: gemm\n") + kRepeat +
+                             "sweeps:\n  - variant: " + variant + "\n    dtype: " + dtype + R"(
     size: [{m: 128, n: 128, k: 128}, {m: 129, n: 131, k: 256}, {m: 131, n: 128, k: 257},
            {m: 257, n: 133, k: 1021}, {m: 1, n: 1, k: 1}, {m: 3, n: 5, k: 7}, {m: 1023, n: 1023, k: 1023},
-           {m: 2000, n: 2003, k: 2001}, {m: 100, n: 98, k: 65539}]
+           {m: 2000, n: 2003, k: 2001}, {m: 100, n: 98, k: 65539}, {m: 513, n: 513, k: 513},
+           {m: 1, n: 1, k: 257}, {m: 300, n: 701, k: 511}]
 )";
-  run_verified(yaml, [](const Point& p, const Record& r) {
-    const bool copy_a = p.size->k % 4 != 0, copy_b = p.size->n % 4 != 0;
-    const std::string path = r.value("path", "");
-    const std::string expected = copy_a && copy_b ? "A and B copied to 16-byte rows"
-                                 : copy_a         ? "A copied to 16-byte rows"
-                                 : copy_b         ? "B copied to 16-byte rows"
-                                                  : "";
-    if (expected.empty())
-      EXPECT_EQ(path.find("copied"), std::string::npos) << p.key() << ": " << path;
-    else
-      EXPECT_NE(path.find(", " + expected), std::string::npos) << p.key() << ": " << path;
-  });
+    std::set<bool> dmma_copied;  // of the points with an operand to copy
+    run_verified(yaml, [&, lanes = lanes](const Point& p, const Record& r) {
+      const bool copy_a = p.size->k % lanes != 0, copy_b = p.size->n % lanes != 0;
+      const std::string path = r.value("path", "");
+      const std::string expected = copy_a && copy_b ? "A and B copied to 16-byte rows"
+                                   : copy_a         ? "A copied to 16-byte rows"
+                                   : copy_b         ? "B copied to 16-byte rows"
+                                                    : "";
+      const bool copied = path.find("copied") != std::string::npos;
+      if (p.variant == "dmma") {
+        // Copied or not, the vector instance runs exactly where the kernel reads aligned rows.
+        EXPECT_EQ(r.value("vector_copies", false), expected.empty() || copied) << p.key();
+        if (!expected.empty()) dmma_copied.insert(copied);
+        if (!copied) return;
+      }
+      if (expected.empty())
+        EXPECT_FALSE(copied) << p.key() << ": " << path;
+      else
+        EXPECT_NE(path.find(", " + expected), std::string::npos) << p.key() << ": " << path;
+    });
+    if (std::string(variant) == "dmma") {
+      EXPECT_EQ(dmma_copied, (std::set<bool>{false, true})) << "dmma should copy at 2000 × 2003 "
+                                                               "× 2001 and not at 513³";
+    }
+  }
+  if (ran == 0) GTEST_SKIP() << "neither regtile nor dmma in this build";
 }
 
 // Seed 003's q sweep: q blocks of one thread occupy q warps (a block never shares a warp), the
