@@ -151,6 +151,15 @@ TEST(MultiGpu, PointsSpreadOverTheGpusAProblemOnOne) {
   ASSERT_EQ(manifest["environment"]["gpus"].size(), 3u) << manifest["environment"].dump();
   EXPECT_NE(manifest["environment"]["gpu_selection"].get<std::string>().find("3 of 3 GPUs"),
             std::string::npos);
+  // Whether the clocks are read is each GPU worker's answer (the runner's own process opens no
+  // GPU): made-up GPUs have no monitor, and the reason is their worker's.
+  for (const auto& g : manifest["environment"]["gpus"]) {
+    ASSERT_TRUE(g.contains("clock_monitor")) << g.dump();
+    EXPECT_NE(g["clock_monitor"], "nvml") << g.dump();
+    EXPECT_FALSE(g["clock_monitor"].get<std::string>().empty()) << g.dump();
+  }
+  EXPECT_EQ(manifest["environment"]["gpu_clock_monitor"],
+            manifest["environment"]["gpus"][0]["clock_monitor"]);
 }
 
 // A listing of the GPUs by NVML stands for the runtime's only until the workers' hellos confirm
