@@ -228,12 +228,8 @@ class DmmaGemm final : public CudaGemm<double> {
     };
     const bool aligned_all = aligned(a_.data()) && aligned(b_.data()) && aligned(c_.data());
     copies_ = aligned_all && (a_rows_.needs_copy() || b_rows_.needs_copy()) &&
-              copy_pays(m(), n(), k(), a_rows_, b_rows_) && a_rows_.allocate() &&
-              b_rows_.allocate();
-    if (!copies_) {
-      a_rows_.release();
-      b_rows_.release();
-    }
+              copy_pays(m(), n(), k(), a_rows_, b_rows_) &&
+              padded::allocate_copies(a_rows_, b_rows_);
     vec_ = aligned_all && (copies_ || (!a_rows_.needs_copy() && !b_rows_.needs_copy()));
     int device = 0, smem_optin = 0;
     RUNNER_CUDA_CHECK(cudaGetDevice(&device));

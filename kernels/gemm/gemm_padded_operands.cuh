@@ -101,6 +101,18 @@ class PaddedOperand {
   std::optional<cuda::DeviceBuffer<T>> buffer_;
 };
 
+// Allocates the padded copies that a and b need, both or neither: true when every operand that
+// needs a copy has one (then the vector instance may read data()), false when the device had no
+// room for one of them (then neither keeps a buffer, and the kernel reads the sources as they
+// are).
+template <typename T>
+bool allocate_copies(PaddedOperand<T>& a, PaddedOperand<T>& b) {
+  if (a.allocate() && b.allocate()) return true;
+  a.release();  // A's copy may have fit where B's did not
+  b.release();
+  return false;
+}
+
 // Refreshes the padded copies of a and b from their sources, in one launch.
 template <typename T>
 void copy_padded(const PaddedOperand<T>& a, const PaddedOperand<T>& b, int sm_count,

@@ -84,12 +84,8 @@ class RegtileGemm final : public CudaGemm<float> {
     // or n is not a multiple of 4 that operand is copied to padded rows first, unless the device
     // has no room for the copy (then the scalar instance runs).
     const bool aligned = aligned16(a_.data()) && aligned16(b_.data()) && aligned16(c_.data());
-    copies_ = aligned && (a_rows_.needs_copy() || b_rows_.needs_copy()) && a_rows_.allocate() &&
-              b_rows_.allocate();
-    if (!copies_) {  // A's copy may have fit where B's did not: the scalar instance needs neither
-      a_rows_.release();
-      b_rows_.release();
-    }
+    copies_ = aligned && (a_rows_.needs_copy() || b_rows_.needs_copy()) &&
+              padded::allocate_copies(a_rows_, b_rows_);
     const bool vec_loads = aligned && (copies_ || (!a_rows_.needs_copy() && !b_rows_.needs_copy()));
     kernel_ = vec_loads ? regtile::regtile_kernel<Tiles, true, true>
                         : regtile::regtile_kernel<Tiles, false, false>;
