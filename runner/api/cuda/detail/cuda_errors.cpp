@@ -78,7 +78,15 @@ void require_launchable(const BlockShape& block, std::size_t shared_bytes, const
       throw PointInvalid(
           fmt::format("block of {} threads exceeds this kernel's limit of {} (its registers)",
                       block.threads(), attr.maxThreadsPerBlock));
-    if (shared_bytes > 48 * 1024)
+    // The kernel's static shared memory counts against the same limits: a launch whose dynamic
+    // and static bytes together pass 48 KiB needs the opt-in even where the dynamic bytes alone
+    // do not (a persistent conv2d kernel asked for exactly 48 KiB plus its 4-byte tile index).
+    const std::size_t total = shared_bytes + attr.sharedSizeBytes;
+    if (total > static_cast<std::size_t>(max_smem))
+      throw PointInvalid(fmt::format(
+          "needs {} bytes of shared memory per block ({} dynamic, {} static); the device allows {}",
+          total, shared_bytes, attr.sharedSizeBytes, max_smem));
+    if (total > 48 * 1024)
       RUNNER_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              static_cast<int>(shared_bytes)));
   }
