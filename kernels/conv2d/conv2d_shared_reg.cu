@@ -1,7 +1,9 @@
-// conv2d shared_reg: the shared-memory tile of `shared` plus register blocking. A fixed block of
-// 32 × 8 threads computes a 128-column × 32-row output tile; each thread a 4 × 4 patch (4 rows of
-// 4 adjacent columns) kept in accumulators, so every value it reads from shared memory serves up
-// to 16 of its outputs. Filter in constant memory.
+// conv2d shared_reg: the shared-memory tile of `shared` plus register blocking. A block of 32 × 8
+// threads computes a 128-column × 32-row output tile; each thread a 4 × 4 patch (4 rows of 4
+// adjacent columns) kept in accumulators, so every value it reads from shared memory serves up
+// to 16 of its outputs. Filter in constant memory. Narrow images (a side of a few tens of
+// pixels) get tiles of their own shape, the same kernel with 8 × 32 threads (32 columns × 128
+// rows) or 64 × 4 (256 columns × 16 rows): below, "Tile shapes".
 //
 // Shared tile: image rows [row0 − r, row0 + 32 + r) × image columns [col0 − H, col0 + 128 + H),
 // zeros outside the image, r = ks / 2 and H = r rounded up to a multiple of 4, so that the tile's
@@ -40,6 +42,16 @@
 // copying it while it computes the one before. Which of the two forms runs is timed at set-up on
 // the point's own image (kMaxPersistent below says why, and what was measured).
 //
+// Tile shapes. A 32-column image in 128-column tiles computes four times its pixels, a 16-row
+// image in 32-row tiles twice (on an H200, 32768 × 32 ran at 49 % of the copy at ks = 7 and
+// 16 × 65536 at 70 %). Up to ks = 9, each narrow shape that computes at most 90 % of the pixels the
+// 128 × 32 tiles would is timed at set-up beside them, both forms each; the path names the shape
+// that runs ("registers, 32-column tiles", "registers, 16-row tiles"). Narrow tiles carry more
+// halo a pixel (a 32-column tile at ks = 7 reads 48 columns for 32), so on the images they do not
+// shorten they would only lose. (Tiles of 16 columns × 256 rows, 4 × 64 threads, were measured
+// beside them on an H200 and lost everywhere, by 8 to 16 points of the copy even at 65536 × 48,
+// where they compute a quarter less than the 32-column tiles: docs/performance.md, Log.)
+//
 // Any image size: partial tiles are guarded on store, the loads zero-fill outside the image, and
 // tile rows beyond gridDim.y's limit are covered by a loop.
 #include <cuda_runtime.h>
@@ -74,22 +86,36 @@ static_assert(sr::kMaxFilter == kMaxKernelSize);
 using GridKernel = void (*)(const float*, float*, int, int);
 using PersistentKernel = void (*)(const float*, float*, int, int, unsigned*, unsigned*);
 
-// The two forms of one problem's kernel, compiled for the n mod 4 of its rows: on a grid of whole
-// tiles (`grid`), and persistent (`persistent`; null where ks > kMaxPersistent).
+// Output rows a thread.
+constexpr int kRows = 4;
+
+// A tile shape: BX threads across a tile row (conv2d_shared_reg.cuh), its name in the record's
+// `path` and in RUNNER_CONV2D_TILES.
+struct TileShape {
+  int bx;
+  const char* path;
+  const char* name;
+};
+constexpr TileShape kWideTiles{32, "registers, 32-row tiles", "128x32"};  // any image, any ks
+// For narrow images only, to ks = kMaxNarrow: an image 32 columns wide computes a quarter of the
+// 128 × 32 tiles it would fill, one 16 rows tall a half.
+constexpr TileShape kTallTiles{8, "registers, 32-column tiles", "32x128"};
+constexpr TileShape kFlatTiles{64, "registers, 16-row tiles", "256x16"};
+constexpr TileShape kNarrowShapes[] = {kTallTiles, kFlatTiles};
+constexpr int kMaxNarrow = 9;  // the widest filter the narrow shapes are compiled for
+// A narrow shape competes with the 128 × 32 tiles where it computes at most this share of their
+// output pixels (tiles × tile area): a narrow tile reads more halo a pixel, which a saving of
+// less than ~10 % would not pay for.
+constexpr double kNarrowShare = 0.9;
+
+// The two forms of one problem's kernel in one tile shape, compiled for the n mod 4 of its rows:
+// on a grid of whole tiles (`grid`), and persistent (`persistent`; null where ks > kMaxPersistent).
 struct Forms {
   GridKernel grid = nullptr;
   PersistentKernel persistent = nullptr;
   int n_mod4 = 0;
 };
 enum class Form { grid, persistent };
-
-const char* path_of(Form form) {
-  return form == Form::persistent ? "registers, 32-row tiles, persistent"
-                                  : "registers, 32-row tiles";
-}
-
-// Output rows a thread: a 32-row tile.
-constexpr int kRows = 4;
 
 // Which form runs: where both exist (ks ≤ kMaxPersistent), the faster of the two on this device
 // and this image, timed at set-up (cuda::fastest_launch). No rule of filter side, size and row
@@ -105,10 +131,12 @@ constexpr int kRows = 4;
 // From ks = 11 the kernel is bound by its FFMAs, and the persistent kernel's second tile buffer
 // costs resident blocks (4 an SM against the grid's 5 in that run): it ran 2 to 8 % slower than the
 // grid at ks = 11 to 15 on 2048² to 16384² on the H200, so it is not compiled beyond ks = 9.
-// RUNNER_CONV2D_FORM=grid or =persistent pins the form instead (where both exist): for A/B
+// Each narrow shape that competes (kNarrowShare) is timed beside them, both its forms.
+// RUNNER_CONV2D_FORM=grid or =persistent pins the form, RUNNER_CONV2D_TILES=128x32, 32x128 or
+// 256x16 the tile shape, where they exist (elsewhere the grid, the 128 × 32 tiles): for A/B
 // studies, and for runs that must launch the same code on every machine.
 constexpr int kMaxPersistent = 9;  // the widest filter the persistent kernel is compiled for
-constexpr int kTimedLaunches = 5;  // of each form, at set-up
+constexpr int kTimedLaunches = 5;  // of each candidate, at set-up
 
 std::optional<Form> pinned_form() {
   const char* v = std::getenv("RUNNER_CONV2D_FORM");
@@ -118,6 +146,17 @@ std::optional<Form> pinned_form() {
   if (s == "persistent") return Form::persistent;
   throw PointInvalid("RUNNER_CONV2D_FORM is '" + std::string(s) +
                      "': grid or persistent (unset: the faster of the two, timed at set-up)");
+}
+
+std::optional<TileShape> pinned_shape() {
+  const char* v = std::getenv("RUNNER_CONV2D_TILES");
+  if (!v || !*v) return std::nullopt;
+  const std::string_view s(v);
+  for (const TileShape& shape : {kWideTiles, kTallTiles, kFlatTiles})
+    if (s == shape.name) return shape;
+  throw PointInvalid("RUNNER_CONV2D_TILES is '" + std::string(s) +
+                     "': 128x32, 32x128 or 256x16 (unset: chosen by the image's shape, "
+                     "timed at set-up)");
 }
 
 // make(std::integral_constant<int, n mod 4>): the instances compiled per n mod 4.
@@ -135,25 +174,57 @@ Forms by_n_mod4(std::int64_t n, Make make) {
   }
 }
 
-// The forms of filter side KS for rows of n floats.
-template <int KS>
+// The forms of tile shape BX and filter side KS for rows of n floats.
+template <int BX, int KS>
 Forms register_forms(std::int64_t n) {
   return by_n_mod4(n, [](auto r) {
     constexpr int kMod = decltype(r)::value;
-    Forms f{sr::conv2d_shared_reg<KS, kRows, kMod>, nullptr, kMod};
+    Forms f{sr::conv2d_shared_reg<BX, KS, kRows, kMod>, nullptr, kMod};
     if constexpr (KS <= kMaxPersistent)
-      f.persistent = sr::conv2d_shared_reg_persistent<KS, kRows, kMod>;
+      f.persistent = sr::conv2d_shared_reg_persistent<BX, KS, kRows, kMod>;
     return f;
   });
 }
-// The forms of filter side ks (odd, 1 to kMaxKernelSize: checked_kernel_size) on rows of n floats.
-template <int KS = 1>
+// The forms of tile shape BX and filter side ks (odd, 1 to kMaxKernelSize: checked_kernel_size;
+// to kMaxNarrow for the narrow shapes: narrow_shapes) on rows of n floats.
+template <int BX, int KS = 1>
 Forms forms_for(int ks, std::int64_t n) {
-  if constexpr (KS > kMaxKernelSize) {
+  constexpr int kMax = BX == kWideTiles.bx ? kMaxKernelSize : kMaxNarrow;
+  if constexpr (KS > kMax) {
     throw PointInvalid("no shared_reg instance for kernel_size " + std::to_string(ks));
   } else {
-    return ks == KS ? register_forms<KS>(n) : forms_for<KS + 2>(ks, n);
+    return ks == KS ? register_forms<BX, KS>(n) : forms_for<BX, KS + 2>(ks, n);
   }
+}
+Forms forms_for(const TileShape& shape, int ks, std::int64_t n) {
+  switch (shape.bx) {
+    case kTallTiles.bx:
+      return forms_for<kTallTiles.bx>(ks, n);
+    case kFlatTiles.bx:
+      return forms_for<kFlatTiles.bx>(ks, n);
+    default:
+      return forms_for<kWideTiles.bx>(ks, n);
+  }
+}
+
+// The output pixels the tiles of a shape compute on an m × n image: whole tiles, the image's and
+// the rest.
+std::int64_t computed_pixels(const TileShape& shape, std::int64_t m, std::int64_t n) {
+  const int n_mod4 = static_cast<int>(n % 4);
+  return std::int64_t{sr::tile_columns(shape.bx, static_cast<int>(n), n_mod4)} *
+         sr::tile_width(shape.bx) * sr::tile_rows(shape.bx, static_cast<int>(m), kRows) *
+         sr::tile_height(shape.bx, kRows);
+}
+
+// The narrow shapes that compute at most kNarrowShare of the 128 × 32 tiles' pixels on an m × n
+// image (none where ks > kMaxNarrow).
+std::vector<TileShape> narrow_shapes(int ks, std::int64_t m, std::int64_t n) {
+  std::vector<TileShape> shapes;
+  if (ks > kMaxNarrow) return shapes;
+  const double limit = kNarrowShare * static_cast<double>(computed_pixels(kWideTiles, m, n));
+  for (const TileShape& shape : kNarrowShapes)
+    if (static_cast<double>(computed_pixels(shape, m, n)) <= limit) shapes.push_back(shape);
+  return shapes;
 }
 
 // The filter side of a point, with the rules of the other CUDA conv2d variants.
@@ -165,7 +236,19 @@ int checked_kernel_size(const Point& point) {
   return ks;
 }
 
-constexpr BlockShape kBlock{sr::kBlockX, sr::kBlockY};
+// The tile shapes that run on an image: the pinned one (where it exists for ks), else the 128 × 32
+// tiles and the narrow shapes that compete with them. The first is the one the base class checks.
+std::vector<TileShape> shapes_for(int ks, std::int64_t m, std::int64_t n) {
+  if (const std::optional<TileShape> pinned = pinned_shape())
+    return {pinned->bx == kWideTiles.bx || ks <= kMaxNarrow ? *pinned : kWideTiles};
+  std::vector<TileShape> shapes{kWideTiles};
+  for (const TileShape& narrow : narrow_shapes(ks, m, n)) shapes.push_back(narrow);
+  return shapes;
+}
+
+BlockShape block_of(const TileShape& shape) {
+  return BlockShape{shape.bx, sr::block_y(shape.bx)};
+}
 
 class SharedReg final : public CudaConv2dBase {
  public:
@@ -173,99 +256,145 @@ class SharedReg final : public CudaConv2dBase {
       : SharedReg(point, std::move(problem), checked_kernel_size(point)) {}
 
   void run() override {
-    note_launch(form_ == Form::persistent ? persistent_grid_ : grid_, block());
-    launch(form_);
+    const Candidate& c = chosen();
+    note_launch(c.form == Form::persistent ? c.tiles->persistent_grid : c.tiles->grid,
+                dim3_of(block_of(c.tiles->shape)));
+    launch(c);
   }
 
   nlohmann::json extra_fields() const override {
     nlohmann::json fields = CudaConv2dBase::extra_fields();
-    fields["path"] = path_of(form_);
+    fields["path"] = path_of(chosen());
     if (!choice_.empty()) fields["message"] = choice_;
     return fields;
   }
 
  private:
+  // One tile shape's kernels and launches on this image.
+  struct ShapeLaunches {
+    TileShape shape;
+    Forms forms;
+    std::size_t grid_bytes = 0, persistent_bytes = 0;
+    dim3 grid, persistent_grid;
+  };
+  struct Candidate {
+    const ShapeLaunches* tiles;
+    Form form;
+  };
+
   SharedReg(const Point& point, std::shared_ptr<const Problem> problem, int ks)
-      : SharedReg(point, std::move(problem), ks, forms_for(ks, point.size->n)) {}
-  SharedReg(const Point& point, std::shared_ptr<const Problem> problem, int ks, Forms forms)
-      : CudaConv2dBase(point, std::move(problem), reinterpret_cast<const void*>(forms.grid), kBlock,
-                       sr::shared_bytes(ks, kRows, forms.n_mod4)),
-        forms_(forms),
-        grid_bytes_(sr::shared_bytes(ks, kRows, forms.n_mod4)) {
-    grid_ = sr::grid_for(m(), n(), kRows, forms_.n_mod4);
+      : SharedReg(point, std::move(problem), ks, shapes_for(ks, point.size->m, point.size->n)) {}
+  SharedReg(const Point& point, std::shared_ptr<const Problem> problem, int ks,
+            const std::vector<TileShape>& shapes)
+      : SharedReg(point, std::move(problem), ks, shapes,
+                  forms_for(shapes.front(), ks, point.size->n)) {}
+  SharedReg(const Point& point, std::shared_ptr<const Problem> problem, int ks,
+            const std::vector<TileShape>& shapes, Forms first)
+      : CudaConv2dBase(point, std::move(problem), reinterpret_cast<const void*>(first.grid),
+                       block_of(shapes.front()),
+                       sr::shared_bytes(shapes.front().bx, ks, kRows, first.n_mod4)) {
     h2d_ms_ += time_on_stream([&] {
       RUNNER_CUDA_CHECK(cudaMemcpyToSymbolAsync(sr::c_weights_reg, p_.weights.data(),
                                                 p_.weights.size() * sizeof(float), 0,
                                                 cudaMemcpyHostToDevice, stream()));
     });
-    const std::optional<Form> pinned = pinned_form();
-    if (forms_.persistent && pinned != Form::grid && prepare_persistent()) {
-      if (pinned) {
-        form_ = *pinned;
-      } else {
-        const std::function<void()> candidates[] = {[this] { launch(Form::grid); },
-                                                    [this] { launch(Form::persistent); }};
-        const cuda::LaunchRanking ranking =
-            cuda::fastest_launch(candidates, stream(), kTimedLaunches);
-        form_ = ranking.fastest == 1 ? Form::persistent : Form::grid;
-        choice_ = fmt_choice(ranking.median_ms[1], ranking.median_ms[0]);
-      }
+    for (const TileShape& shape : shapes) {
+      ShapeLaunches tiles{shape, forms_for(shape, ks, n())};
+      tiles.grid_bytes = sr::shared_bytes(shape.bx, ks, kRows, tiles.forms.n_mod4);
+      if (shape.bx != shapes.front().bx && !launchable(shape, tiles.grid_bytes, tiles.forms.grid))
+        continue;  // a narrow shape the device cannot give its shared memory: the others run
+      tiles.grid = sr::grid_for(shape.bx, m(), n(), kRows, tiles.forms.n_mod4);
+      shapes_.push_back(tiles);
     }
+    const std::optional<Form> pinned = pinned_form();
+    for (ShapeLaunches& tiles : shapes_) {
+      const bool persistent =
+          tiles.forms.persistent && pinned != Form::grid && prepare_persistent(tiles);
+      if (!pinned || !persistent) candidates_.push_back({&tiles, Form::grid});
+      if (persistent) candidates_.push_back({&tiles, Form::persistent});
+    }
+    if (candidates_.size() > 1) {
+      std::vector<std::function<void()>> launches;
+      for (const Candidate& c : candidates_) launches.emplace_back([this, c] { launch(c); });
+      const cuda::LaunchRanking ranking = cuda::fastest_launch(launches, stream(), kTimedLaunches);
+      chosen_ = ranking.fastest;
+      choice_ = fmt_choice(ranking.median_ms);
+    }
+  }
+
+  static bool launchable(const TileShape& shape, std::size_t bytes, const void* kernel) {
+    try {
+      cuda::require_launchable(block_of(shape), bytes, kernel);
+      return true;
+    } catch (const PointInvalid&) {
+      return false;
+    }
+  }
+  template <class Kernel>
+  static bool launchable(const TileShape& shape, std::size_t bytes, Kernel kernel) {
+    return launchable(shape, bytes, reinterpret_cast<const void*>(kernel));
   }
 
   // The persistent form's launch: two tile buffers' shared memory (false where the device cannot
   // give a block that much: the grid then runs), a grid of the blocks the GPU holds at once, and
   // the two tile counters.
-  bool prepare_persistent() {
-    const std::size_t bytes = 2 * grid_bytes_;  // the persistent kernel's pipeline
-    const void* kernel = reinterpret_cast<const void*>(forms_.persistent);
-    try {
-      cuda::require_launchable(kBlock, bytes, kernel);
-    } catch (const PointInvalid&) {
-      return false;
+  bool prepare_persistent(ShapeLaunches& tiles) {
+    const std::size_t bytes = 2 * tiles.grid_bytes;  // the persistent kernel's pipeline
+    if (!launchable(tiles.shape, bytes, tiles.forms.persistent)) return false;
+    const void* kernel = reinterpret_cast<const void*>(tiles.forms.persistent);
+    tiles.persistent_bytes = bytes;
+    tiles.persistent_grid =
+        sr::persistent_grid(tiles.shape.bx, m(), n(), kRows, tiles.forms.n_mod4,
+                            cuda::residency(kernel, sr::kThreads, bytes).blocks);
+    if (counters_.size() == 0) {
+      counters_ = cuda::DeviceBuffer<unsigned>(2);
+      RUNNER_CUDA_CHECK(cudaMemsetAsync(counters_.data(), 0, 2 * sizeof(unsigned), stream()));
     }
-    persistent_bytes_ = bytes;
-    persistent_grid_ = sr::persistent_grid(
-        m(), n(), kRows, forms_.n_mod4,
-        cuda::residency(kernel, static_cast<int>(kBlock.threads()), bytes).blocks);
-    counters_ = cuda::DeviceBuffer<unsigned>(2);
-    RUNNER_CUDA_CHECK(cudaMemsetAsync(counters_.data(), 0, 2 * sizeof(unsigned), stream()));
     return true;
   }
 
-  static dim3 block() {
-    return dim3(static_cast<unsigned>(kBlock.x), static_cast<unsigned>(kBlock.y));
+  static dim3 dim3_of(const BlockShape& block) {
+    return dim3(static_cast<unsigned>(block.x), static_cast<unsigned>(block.y));
   }
 
-  void launch(Form form) {
-    if (form == Form::persistent) {
+  void launch(const Candidate& c) {
+    const ShapeLaunches& t = *c.tiles;
+    const dim3 block = dim3_of(block_of(t.shape));
+    if (c.form == Form::persistent) {
       // Launches alternate between the two counters: each zeroes the other's for the next one.
       unsigned* counter = counters_.data() + launches_ % 2;
       unsigned* spare = counters_.data() + (launches_ + 1) % 2;
       ++launches_;
-      forms_.persistent<<<persistent_grid_, block(), persistent_bytes_, stream()>>>(
+      t.forms.persistent<<<t.persistent_grid, block, t.persistent_bytes, stream()>>>(
           in_.data(), out_.data(), m(), n(), counter, spare);
     } else {
-      forms_.grid<<<grid_, block(), grid_bytes_, stream()>>>(in_.data(), out_.data(), m(), n());
+      t.forms.grid<<<t.grid, block, t.grid_bytes, stream()>>>(in_.data(), out_.data(), m(), n());
     }
     RUNNER_CUDA_CHECK_LAUNCH();
   }
 
-  static std::string fmt_choice(double persistent_ms, double grid_ms) {
-    char text[160];
-    std::snprintf(text, sizeof text,
-                  "form timed at set-up (median of %d cold launches each): persistent %.4f ms, "
-                  "grid of whole tiles %.4f ms",
-                  kTimedLaunches, persistent_ms, grid_ms);
+  static std::string path_of(const Candidate& c) {
+    return std::string(c.tiles->shape.path) + (c.form == Form::persistent ? ", persistent" : "");
+  }
+  const Candidate& chosen() const { return candidates_[chosen_]; }
+
+  // "tiles and form timed at set-up (median of 5 cold launches each): registers, 32-row tiles
+  // 0.0123 ms; registers, 32-row tiles, persistent 0.0101 ms": each candidate's path and median.
+  std::string fmt_choice(const std::vector<double>& median_ms) const {
+    std::string text = "tiles and form timed at set-up (median of " +
+                       std::to_string(kTimedLaunches) + " cold launches each): ";
+    for (std::size_t i = 0; i < candidates_.size(); ++i) {
+      char ms[32];
+      std::snprintf(ms, sizeof ms, " %.4f ms", median_ms[i]);
+      text += (i ? "; " : "") + path_of(candidates_[i]) + ms;
+    }
     return text;
   }
 
-  Forms forms_;
-  std::size_t grid_bytes_;
-  std::size_t persistent_bytes_ = 0;
-  dim3 grid_, persistent_grid_;
-  Form form_ = Form::grid;
-  std::string choice_;                     // how form_ was chosen, where it was timed
+  std::vector<ShapeLaunches> shapes_;  // filled before candidates_, which point into it
+  std::vector<Candidate> candidates_;  // what may run; more than one were timed at set-up
+  std::size_t chosen_ = 0;
+  std::string choice_;                     // how the candidate was chosen, where it was timed
   cuda::DeviceBuffer<unsigned> counters_;  // the persistent kernel's tile counters
   std::uint64_t launches_ = 0;
 };

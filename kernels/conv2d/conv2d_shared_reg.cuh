@@ -3,10 +3,15 @@
 // scheme), in a header so that a tuning candidate registered as its own variant can instantiate the
 // same templates (docs/performance.md, "Log").
 //
-// A fixed block of 32 × 8 threads computes a 128-column × (8 · ROWS)-row output tile; each thread
-// a ROWS × 4 patch (ROWS rows of 4 adjacent columns) in registers. Going down its patch, a thread
-// reads every tile row under it once (its window, as float4s) and feeds it to all the (output
-// row, filter row) pairs that use it.
+// A block of 256 threads, BX across and 256 / BX down, computes a (4 · BX)-column ×
+// (256 / BX · ROWS)-row output tile; each thread a ROWS × 4 patch (ROWS rows of 4 adjacent
+// columns) in registers. BX = 32 (tiles of 128 columns × 32 rows at ROWS = 4) serves most images;
+// narrow ones get tiles of their own shape (BX = 8: 32 × 128, BX = 64: 256 × 16), so that a
+// 32-column or 16-row image does not compute a tile 4 or 2 times its size. (A warp's 16-byte
+// shared loads are served 8 threads at a time: with BX ≥ 8 those 8 read one row's consecutive
+// vectors, free of bank conflicts.) Going down its
+// patch, a thread reads every tile row under it once (its window, as float4s) and feeds it to all
+// the (output row, filter row) pairs that use it.
 //
 // The grid covers the tiles (2-D, tile rows beyond gridDim.y looped over); each block copies its
 // tile with cp.async — every copy of a thread issued before any is waited for, so a thread has
@@ -35,16 +40,21 @@ namespace {
 __constant__ float c_weights_reg[kMaxFilter * kMaxFilter];
 }  // namespace
 
-inline constexpr int kBlockX = 32, kBlockY = 8;  // threads; a warp is one threadIdx.y
-inline constexpr int kCols = 4;                  // output columns per thread
-inline constexpr int kTileW = kBlockX * kCols;   // 128 output columns per tile
+inline constexpr int kThreads = 256;  // a block; BX = threadIdx.x's extent, 256 / BX threadIdx.y's
+inline constexpr int kCols = 4;       // output columns per thread
 inline constexpr unsigned kMaxGridY = 65535;
 
+__host__ __device__ constexpr int block_y(int bx) {
+  return kThreads / bx;
+}
+__host__ __device__ constexpr int tile_width(int bx) {
+  return kCols * bx;
+}
 __host__ __device__ constexpr int halo_cols(int r) {
   return (r + 3) / 4 * 4;
 }  // H
-__host__ __device__ constexpr int tile_height(int rows) {
-  return kBlockY * rows;
+__host__ __device__ constexpr int tile_height(int bx, int rows) {
+  return block_y(bx) * rows;
 }
 // Extra floats before a tile row's halo where rows are shifted (n % 4 != 0): room for the shifts.
 __host__ __device__ constexpr int left_margin(int n_mod4) {
@@ -56,23 +66,23 @@ __host__ __device__ constexpr int max_out_shift(int n_mod4) {
 }
 // Floats of one shared tile row: the tile's columns and halos, and where rows are shifted, the
 // margin and one vector for the shift.
-__host__ __device__ constexpr int row_pitch(int r, int n_mod4) {
-  return kTileW + 2 * halo_cols(r) + 2 * left_margin(n_mod4);
+__host__ __device__ constexpr int row_pitch(int bx, int r, int n_mod4) {
+  return tile_width(bx) + 2 * halo_cols(r) + 2 * left_margin(n_mod4);
 }
 // Floats of one shared tile: the output rows and both halos, a row_pitch each.
-__host__ __device__ constexpr int tile_floats(int ks, int rows, int n_mod4) {
-  return (tile_height(rows) + 2 * (ks / 2)) * row_pitch(ks / 2, n_mod4);
+__host__ __device__ constexpr int tile_floats(int bx, int ks, int rows, int n_mod4) {
+  return (tile_height(bx, rows) + 2 * (ks / 2)) * row_pitch(bx, ks / 2, n_mod4);
 }
-constexpr std::size_t shared_bytes(int ks, int rows, int n_mod4) {
-  return static_cast<std::size_t>(tile_floats(ks, rows, n_mod4)) * sizeof(float);
+constexpr std::size_t shared_bytes(int bx, int ks, int rows, int n_mod4) {
+  return static_cast<std::size_t>(tile_floats(bx, ks, rows, n_mod4)) * sizeof(float);
 }
-// Tiles across a row of n floats (one more where n is within 3 of a multiple of 128 and output
-// rows are shifted: out_shift below), and down m rows.
-__host__ __device__ constexpr int tile_columns(int n, int n_mod4) {
-  return (n + max_out_shift(n_mod4) + kTileW - 1) / kTileW;
+// Tiles across a row of n floats (one more where n is within 3 of a multiple of the tile width
+// and output rows are shifted: out_shift below), and down m rows.
+__host__ __device__ constexpr int tile_columns(int bx, int n, int n_mod4) {
+  return (n + max_out_shift(n_mod4) + tile_width(bx) - 1) / tile_width(bx);
 }
-__host__ __device__ constexpr int tile_rows(int m, int rows) {
-  return (m + tile_height(rows) - 1) / tile_height(rows);
+__host__ __device__ constexpr int tile_rows(int bx, int m, int rows) {
+  return (m + tile_height(bx, rows) - 1) / tile_height(bx, rows);
 }
 
 // Rows of a length n that is not a multiple of 4 start at every offset from a 16-byte boundary.
@@ -80,12 +90,13 @@ __host__ __device__ constexpr int tile_rows(int m, int rows) {
 // - Tile row t holds, from position 0, image row row0 − r + t from column
 //   col0 − H − margin − row_shift(t): the 16-byte boundary at or before col0 − H − margin.
 //   That shift is the column's index mod 4, (row0 − r + t) · n mod 4 (col0 − H − margin is a
-//   multiple of 4), which for row0 ≡ 0 (mod 4) — tiles are 8 · ROWS rows — depends on t, r and
-//   n mod 4 alone.
+//   multiple of 4), which for row0 ≡ 0 (mod 4) — tiles are 256 / BX · ROWS rows, a multiple of 4
+//   — depends on t, r and n mod 4 alone.
 // - A thread's output row rr (image row i ≡ rr mod 4, as ty · ROWS ≡ 0) covers columns
 //   j − out_shift(rr) .. + 3 instead of j .. j + 3, j = col0 + 4 · tx: i · n + j − out_shift(rr)
-//   is then a multiple of 4. The tile's outputs of that row are columns col0 − out_shift .. + 127;
-//   the grid has a tile more where n is within 3 of a multiple of 128 to reach the last column.
+//   is then a multiple of 4. The tile's outputs of that row are columns col0 − out_shift ..
+//   col0 + 4 · BX − 1; the grid has a tile more where n is within 3 of a multiple of the tile
+//   width to reach the last column.
 // Both shifts are compile-time constants in the unrolled compute loop (of the instance for n % 4),
 // so a thread reads its window of a shifted row with aligned float4 loads and constant register
 // indices: the same code as for aligned rows, at other offsets. (An image buffer starts on a
@@ -126,43 +137,45 @@ __device__ __forceinline__ void copy_slot(float* dst, const float* __restrict__ 
 }
 
 // The whole block copies the tile at (row0, col0) with cp.async, committed as one group; the
-// caller waits for it. A row is 32 to 42 slots of 16 bytes. Warp w copies the first 32 slots of
-// tile rows w, w + 8, …, a slot a lane: the rows of a warp share their shift (8 · n ≡ 0 mod 4),
-// so going down adds 8 · n to the source and 8 rows to the destination, with no division and
-// no column test a row. The slots beyond 32 of all rows are then shared out over the block, one
-// (or two) a thread. A tile wholly inside the image (kInterior: all but the image's border
-// tiles) copies without a bounds test at all; the others zero-fill what lies outside.
-template <int KS, int ROWS, int NMOD4, bool kInterior>
+// caller waits for it. A row is BX to BX + 10 slots of 16 bytes. Thread row y (threadIdx.y)
+// copies the first BX slots of tile rows y, y + BY, … (BY = 256 / BX), a slot a thread: those
+// rows share their shift (BY · n ≡ 0 mod 4), so going down adds BY · n to the source and BY rows
+// to the destination, with no division and no column test a row. The slots beyond BX of all rows
+// are then shared out over the block. A tile wholly inside the image (kInterior: all but the
+// image's border tiles) copies without a bounds test at all; the others zero-fill what lies
+// outside.
+template <int BX, int KS, int ROWS, int NMOD4, bool kInterior>
 __device__ __forceinline__ void load_tile(float* tile, const float* __restrict__ in, int m, int n,
                                           int row0, int col0) {
-  constexpr int r = KS / 2, pitch = row_pitch(r, NMOD4), slots = pitch / 4;
-  constexpr int rows = tile_height(ROWS) + 2 * r, steps = (rows + kBlockY - 1) / kBlockY;
-  constexpr int extra = slots - kBlockX, extra_slots = rows * extra;
-  constexpr int threads = kBlockX * kBlockY;
+  constexpr int r = KS / 2, pitch = row_pitch(BX, r, NMOD4), slots = pitch / 4;
+  constexpr int by = block_y(BX);
+  constexpr int rows = tile_height(BX, ROWS) + 2 * r, steps = (rows + by - 1) / by;
+  constexpr int extra = slots - BX, extra_slots = rows * extra;
+  static_assert(by % 4 == 0, "rows BY apart must share their shift");
   static_assert(extra >= 0 && extra <= 10);
   const int col_first = tile_first_column(col0, r, NMOD4);
-  const int lane = static_cast<int>(threadIdx.x), warp = static_cast<int>(threadIdx.y);
+  const int lane = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
   {
-    const int y = col_first - row_shift(warp, r, NMOD4) + 4 * lane;  // the lane's first column
-    int x = row0 - r + warp;                                         // image row of tile row `warp`
+    const int y = col_first - row_shift(ty, r, NMOD4) + 4 * lane;  // the thread's first column
+    int x = row0 - r + ty;                                         // image row of tile row `ty`
     std::int64_t at = static_cast<std::int64_t>(x) * n + y;
-    float* dst = tile + warp * pitch + 4 * lane;
+    float* dst = tile + ty * pitch + 4 * lane;
 #pragma unroll
     for (int step = 0; step < steps; ++step) {
-      if ((step + 1) * kBlockY <= rows || step * kBlockY + warp < rows)
+      if ((step + 1) * by <= rows || step * by + ty < rows)
         copy_slot<kInterior>(dst, in, at, x, y, m, n);
-      x += kBlockY;
-      at += static_cast<std::int64_t>(kBlockY) * n;
-      dst += kBlockY * pitch;
+      x += by;
+      at += static_cast<std::int64_t>(by) * n;
+      dst += by * pitch;
     }
   }
   if constexpr (extra > 0) {
-    const int first = lane + kBlockX * warp;
+    const int first = lane + BX * ty;
 #pragma unroll
-    for (int q = 0; q < (extra_slots + threads - 1) / threads; ++q) {
-      const int idx = first + q * threads;
+    for (int q = 0; q < (extra_slots + kThreads - 1) / kThreads; ++q) {
+      const int idx = first + q * kThreads;
       if (idx < extra_slots) {
-        const int t = idx / extra, slot = kBlockX + idx % extra;  // extra is even, ≤ 10
+        const int t = idx / extra, slot = BX + idx % extra;  // extra is even, ≤ 10
         const int y = col_first - row_shift(t, r, NMOD4) + 4 * slot, x = row0 - r + t;
         copy_slot<kInterior>(tile + t * pitch + 4 * slot, in, static_cast<std::int64_t>(x) * n + y,
                              x, y, m, n);
@@ -173,13 +186,13 @@ __device__ __forceinline__ void load_tile(float* tile, const float* __restrict__
 }
 
 // Whether the tile at (row0, col0) lies wholly inside the image, shifts and halos included.
-template <int KS, int ROWS, int NMOD4>
+template <int BX, int KS, int ROWS, int NMOD4>
 __device__ __forceinline__ bool tile_inside(int m, int n, int row0, int col0) {
   constexpr int r = KS / 2;
   const int col_first = tile_first_column(col0, r, NMOD4);
   // col_first > 0 is ≥ 4, so also every row's first column col_first − shift ≥ 0.
-  return row0 >= r && row0 + tile_height(ROWS) + r <= m && col_first > 0 &&
-         col_first + row_pitch(r, NMOD4) <= n;
+  return row0 >= r && row0 + tile_height(BX, ROWS) + r <= m && col_first > 0 &&
+         col_first + row_pitch(BX, r, NMOD4) <= n;
 }
 
 // The largest filter whose taps compute_store unrolls whole; wider ones loop over filter rows.
@@ -226,10 +239,10 @@ __device__ __forceinline__ void load_window(const float* row, int s,
 // filter rows at run time, four at a time so that each tile row's shift — which depends on its
 // index mod 4 — stays a compile-time constant; a filter row's weights are loaded into registers
 // once and a window read for each output row.
-template <int KS, int ROWS, int NMOD4>
+template <int BX, int KS, int ROWS, int NMOD4>
 __device__ __forceinline__ void compute_store(const float* tile, float* __restrict__ out, int m,
                                               int n, int row0, int col0) {
-  constexpr int r = KS / 2, pitch = row_pitch(r, NMOD4);
+  constexpr int r = KS / 2, pitch = row_pitch(BX, r, NMOD4);
   static_assert(NMOD4 == 0 || ROWS % 4 == 0, "a thread's first row must be ≡ row0 (mod 4)");
   const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
   const int j = col0 + kCols * tx;  // image column of the thread's first output (unshifted)
@@ -303,13 +316,13 @@ __device__ __forceinline__ void compute_store(const float* tile, float* __restri
 }
 
 // Copies the tile at (row0, col0), with bounds tests only where it reaches beyond the image.
-template <int KS, int ROWS, int NMOD4>
+template <int BX, int KS, int ROWS, int NMOD4>
 __device__ __forceinline__ void load_tile_at(float* tile, const float* __restrict__ in, int m,
                                              int n, int row0, int col0) {
-  if (tile_inside<KS, ROWS, NMOD4>(m, n, row0, col0))  // uniform over the block
-    load_tile<KS, ROWS, NMOD4, true>(tile, in, m, n, row0, col0);
+  if (tile_inside<BX, KS, ROWS, NMOD4>(m, n, row0, col0))  // uniform over the block
+    load_tile<BX, KS, ROWS, NMOD4, true>(tile, in, m, n, row0, col0);
   else
-    load_tile<KS, ROWS, NMOD4, false>(tile, in, m, n, row0, col0);
+    load_tile<BX, KS, ROWS, NMOD4, false>(tile, in, m, n, row0, col0);
 }
 
 // Blocks an SM that the kernels' __launch_bounds__ ask registers for. At 4 rows a thread and
@@ -321,22 +334,22 @@ __host__ __device__ constexpr int min_blocks(int ks, int rows) {
   return ks > kMaxUnrolled ? 2 : rows <= 4 ? 6 : 4;
 }
 
-// Kernel of filter side KS (odd, ≤ 31), ROWS output rows per thread, for rows of n ≡ NMOD4
-// (mod 4) floats; grid grid_for(m, n, ROWS, NMOD4), shared_bytes(KS, ROWS, NMOD4) of dynamic
-// shared memory.
-template <int KS, int ROWS, int NMOD4>
-__global__ void __launch_bounds__(kBlockX* kBlockY, min_blocks(KS, ROWS))
+// Kernel of BX threads across a tile row, filter side KS (odd, ≤ 31), ROWS output rows per
+// thread, for rows of n ≡ NMOD4 (mod 4) floats; block BX × 256 / BX, grid
+// grid_for(BX, m, n, ROWS, NMOD4), shared_bytes(BX, KS, ROWS, NMOD4) of dynamic shared memory.
+template <int BX, int KS, int ROWS, int NMOD4>
+__global__ void __launch_bounds__(kThreads, min_blocks(KS, ROWS))
     conv2d_shared_reg(const float* __restrict__ in, float* __restrict__ out, int m, int n) {
   extern __shared__ __align__(16) float tile[];
-  constexpr int th = tile_height(ROWS);
-  const int col0 = static_cast<int>(blockIdx.x) * kTileW;
+  constexpr int th = tile_height(BX, ROWS);
+  const int col0 = static_cast<int>(blockIdx.x) * tile_width(BX);
   for (int tile_y = static_cast<int>(blockIdx.y); tile_y * th < m;
        tile_y += static_cast<int>(gridDim.y)) {
     const int row0 = tile_y * th;
-    load_tile_at<KS, ROWS, NMOD4>(tile, in, m, n, row0, col0);
+    load_tile_at<BX, KS, ROWS, NMOD4>(tile, in, m, n, row0, col0);
     cp_async_wait<0>();
     __syncthreads();  // every thread's copies have landed
-    compute_store<KS, ROWS, NMOD4>(tile, out, m, n, row0, col0);
+    compute_store<BX, KS, ROWS, NMOD4>(tile, out, m, n, row0, col0);
     __syncthreads();  // everyone is done with this tile before the next one overwrites it
   }
 }
@@ -352,24 +365,24 @@ __global__ void __launch_bounds__(kBlockX* kBlockY, min_blocks(KS, ROWS))
 //
 // `counter` is zero at the start; block 0 zeroes `spare`, the next launch's counter, which no
 // block of this launch touches, so nothing is left to do when the last block ends. Shared memory:
-// 2 · shared_bytes(KS, ROWS, NMOD4).
-template <int KS, int ROWS, int NMOD4>
-__global__ void __launch_bounds__(kBlockX* kBlockY, min_blocks(KS, ROWS))
+// 2 · shared_bytes(BX, KS, ROWS, NMOD4).
+template <int BX, int KS, int ROWS, int NMOD4>
+__global__ void __launch_bounds__(kThreads, min_blocks(KS, ROWS))
     conv2d_shared_reg_persistent(const float* __restrict__ in, float* __restrict__ out, int m,
                                  int n, unsigned* counter, unsigned* spare) {
   extern __shared__ __align__(16) float tile[];
   __shared__ int next_tile;  // the leader's draw, for the whole block
-  constexpr int th = tile_height(ROWS);
-  const int tiles_x = tile_columns(n, NMOD4);
-  const int tiles = tiles_x * tile_rows(m, ROWS);
+  constexpr int th = tile_height(BX, ROWS), tw = tile_width(BX);
+  const int tiles_x = tile_columns(BX, n, NMOD4);
+  const int tiles = tiles_x * tile_rows(BX, m, ROWS);
   const bool leader = threadIdx.x == 0 && threadIdx.y == 0;
   if (leader && blockIdx.x == 0) *spare = 0;
-  const auto corner = [&](int t) { return int2{t / tiles_x * th, t % tiles_x * kTileW}; };
+  const auto corner = [&](int t) { return int2{t / tiles_x * th, t % tiles_x * tw}; };
 
   int2 cur = corner(static_cast<int>(blockIdx.x));  // (row0, col0); the grid has ≤ tiles blocks
   float* current = tile;
-  float* next = tile + tile_floats(KS, ROWS, NMOD4);
-  load_tile_at<KS, ROWS, NMOD4>(current, in, m, n, cur.x, cur.y);
+  float* next = tile + tile_floats(BX, KS, ROWS, NMOD4);
+  load_tile_at<BX, KS, ROWS, NMOD4>(current, in, m, n, cur.x, cur.y);
   for (;;) {
     if (leader) next_tile = static_cast<int>(gridDim.x + atomicAdd(counter, 1u));
     __syncthreads();
@@ -377,13 +390,13 @@ __global__ void __launch_bounds__(kBlockX* kBlockY, min_blocks(KS, ROWS))
     const bool more = t < tiles;
     if (more) {
       const int2 at = corner(t);
-      load_tile_at<KS, ROWS, NMOD4>(next, in, m, n, at.x, at.y);
+      load_tile_at<BX, KS, ROWS, NMOD4>(next, in, m, n, at.x, at.y);
       cp_async_wait<1>();  // all but the group just issued: the current tile has landed
     } else {
       cp_async_wait<0>();
     }
     __syncthreads();
-    compute_store<KS, ROWS, NMOD4>(current, out, m, n, cur.x, cur.y);
+    compute_store<BX, KS, ROWS, NMOD4>(current, out, m, n, cur.x, cur.y);
     __syncthreads();  // `current` and next_tile are free for the next round
     if (!more) return;
     cur = corner(t);
@@ -395,16 +408,16 @@ __global__ void __launch_bounds__(kBlockX* kBlockY, min_blocks(KS, ROWS))
 
 // Launch geometry of an instance: the tiles (one more column of tiles where shifted output rows
 // would otherwise miss the last columns), rows beyond kMaxGridY looped over.
-inline dim3 grid_for(int m, int n, int rows, int n_mod4) {
-  const int tiles_y = tile_rows(m, rows);
+inline dim3 grid_for(int bx, int m, int n, int rows, int n_mod4) {
+  const int tiles_y = tile_rows(bx, m, rows);
   const int gy = tiles_y < static_cast<int>(kMaxGridY) ? tiles_y : static_cast<int>(kMaxGridY);
-  return dim3(static_cast<unsigned>(tile_columns(n, n_mod4)), static_cast<unsigned>(gy));
+  return dim3(static_cast<unsigned>(tile_columns(bx, n, n_mod4)), static_cast<unsigned>(gy));
 }
 
 // Launch geometry of the persistent kernel: `resident` blocks (what the GPU holds at once), or
 // one per tile where there are fewer tiles.
-inline dim3 persistent_grid(int m, int n, int rows, int n_mod4, std::int64_t resident) {
-  const std::int64_t tiles = std::int64_t{tile_columns(n, n_mod4)} * tile_rows(m, rows);
+inline dim3 persistent_grid(int bx, int m, int n, int rows, int n_mod4, std::int64_t resident) {
+  const std::int64_t tiles = std::int64_t{tile_columns(bx, n, n_mod4)} * tile_rows(bx, m, rows);
   return dim3(static_cast<unsigned>(tiles < resident ? tiles : resident));
 }
 

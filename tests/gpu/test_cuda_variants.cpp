@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -385,12 +386,45 @@ sweeps:
 // than the GPU holds blocks (1030 × 4096, 1030 × 4095, 2001 × 2056: blocks take a second tile,
 // the last tile row and column partial), every launch counting on the counter the one before
 // zeroed (the last of the sampled launches is verified too).
+// The candidates a shared_reg record's message says were timed at set-up ("tiles and form timed
+// at set-up (…): PATH 0.0123 ms; PATH 0.0101 ms"): each path and its median.
+std::map<std::string, double> timed_candidates(const std::string& message) {
+  std::map<std::string, double> timed;
+  const std::size_t list = message.find("): ");
+  if (list == std::string::npos) return timed;
+  std::size_t at = list + 3;
+  while (at < message.size()) {
+    std::size_t end = message.find("; ", at);
+    if (end == std::string::npos) end = message.size();
+    const std::string entry = message.substr(at, end - at);  // "PATH 0.0123 ms"
+    const std::size_t number = entry.rfind(' ', entry.size() - 4);
+    timed[entry.substr(0, number)] = std::stod(entry.substr(number + 1));
+    at = end + 2;
+  }
+  return timed;
+}
+
+// A timed choice: the message lists `expected` candidates, and the path is the fastest of them
+// (any of those with the lowest printed median).
+void expect_fastest_timed(const Point& p, const Record& r, const std::set<std::string>& expected) {
+  const std::string path = r.value("path", ""), message = r.value("message", "");
+  EXPECT_NE(message.find("tiles and form timed at set-up"), std::string::npos) << p.key();
+  const std::map<std::string, double> timed = timed_candidates(message);
+  std::set<std::string> listed;
+  double best = 1e300;
+  for (const auto& [candidate, ms] : timed) listed.insert(candidate), best = std::min(best, ms);
+  EXPECT_EQ(listed, expected) << p.key() << ": " << message;
+  ASSERT_TRUE(timed.count(path)) << p.key() << ": " << path << " not in " << message;
+  EXPECT_EQ(timed.at(path), best) << p.key() << ": " << message;
+}
+
 // shared_reg at every filter side and n mod 4, tiles inside the image and on its border, n within 3
 // of a multiple of 128 (the extra tile column of shifted rows), rows of 1 to 5 floats, and the
 // persistent form from one tile to more tiles than resident blocks (1030 × 4096, 1030 × 4095: its
 // blocks take a second tile). To ks = 9 each form is run pinned (RUNNER_CONV2D_FORM) and then
 // chosen by timing at set-up, which the record's message reports; wider filters have the grid
-// only, untimed.
+// only, untimed. The tiles are pinned to 128 × 32 (some of these images would also time a narrow
+// shape: Conv2dSharedRegNarrowTiles).
 TEST_F(CudaVariants, Conv2dSharedRegFormsByFilterSide) {
   if (!cuda_variants_of("conv2d").count("shared_reg")) GTEST_SKIP() << "shared_reg not built";
   const std::string yaml = std::string("experiment: t\nkernel: conv2d\n") + kRepeat + R"(
@@ -403,6 +437,7 @@ sweeps:
     kernel_size: [1, 3, 5, 7, 9, 11, 13, 15, 17, 21, 31]
 )";
   const std::string grid = "registers, 32-row tiles", persistent = grid + ", persistent";
+  ScopedEnv wide_tiles("RUNNER_CONV2D_TILES", "128x32");
   for (const char* pin : {"grid", "persistent", ""}) {
     SCOPED_TRACE(std::string("RUNNER_CONV2D_FORM=") + pin);
     ScopedEnv env("RUNNER_CONV2D_FORM", pin);
@@ -416,32 +451,94 @@ sweeps:
         EXPECT_EQ(path, std::string(pin) == "grid" ? grid : persistent) << p.key();
         EXPECT_EQ(message, "") << p.key();
       } else {
-        EXPECT_TRUE(path == grid || path == persistent) << p.key() << ": " << path;
-        EXPECT_NE(message.find("form timed at set-up"), std::string::npos) << p.key();
-        // The message's two medians, and the path names the faster (either, where the printed
-        // figures are equal).
-        const double pers = std::stod(message.substr(message.find("persistent ") + 11));
-        const double tiles = std::stod(message.substr(message.find("whole tiles ") + 12));
-        if (pers != tiles) {
-          EXPECT_EQ(path, pers < tiles ? persistent : grid) << p.key() << ": " << message;
-        }
+        expect_fastest_timed(p, r, {grid, persistent});
       }
     });
   }
 }
 
-TEST_F(CudaVariants, Conv2dFormPinnedToNothingKnownIsInvalid) {
+// The narrow tile shapes (32 × 128 for images a few tens of columns wide, 256 × 16 for images a
+// few rows tall), to ks = 9 (wider filters keep the 128 × 32 tiles): every n mod 4
+// (an instance each), widths and heights that are not multiples of the tile, tiles inside and on
+// the border, both forms; pinned by RUNNER_CONV2D_TILES, then timed beside the 128 × 32 tiles
+// where a narrow shape computes at most 90 % of their pixels, and not offered elsewhere.
+TEST_F(CudaVariants, Conv2dSharedRegNarrowTiles) {
   if (!cuda_variants_of("conv2d").count("shared_reg")) GTEST_SKIP() << "shared_reg not built";
-  ScopedEnv env("RUNNER_CONV2D_FORM", "fastest");
+  const std::string yaml = std::string("experiment: t\nkernel: conv2d\n") + kRepeat + R"(
+sweeps:
+  - variant: shared_reg
+    size: [{m: 3000, n: 32}, {m: 2999, n: 33}, {m: 1001, n: 62}, {m: 517, n: 31}, {m: 40, n: 29},
+           {m: 16, n: 4096}, {m: 13, n: 3001}, {m: 15, n: 1026}, {m: 47, n: 2047}, {m: 2, n: 700},
+           {m: 300, n: 96}, {m: 600, n: 600}, {m: 2000, n: 47}, {m: 701, n: 100}]
+    kernel_size: [1, 3, 5, 7, 9, 11]
+)";
+  const std::string wide = "registers, 32-row tiles";
+  // pin name → path, tile width, tile height
+  const std::map<std::string, std::tuple<std::string, int, int>> narrow = {
+      {"32x128", {"registers, 32-column tiles", 32, 128}},
+      {"256x16", {"registers, 16-row tiles", 256, 16}}};
+  // The narrow shapes the image times beside the 128 × 32 tiles (computed pixels: tiles × tile
+  // area, at most 90 % of theirs).
+  const auto narrow_for = [&](const Point& p) {
+    const std::int64_t m = p.size->m, n = p.size->n, shift = n % 4 ? 3 : 0;
+    const auto pixels = [&](std::int64_t w, std::int64_t h) {
+      return (n + shift + w - 1) / w * w * ((m + h - 1) / h * h);
+    };
+    std::set<std::string> paths;
+    for (const auto& [pin, shape] : narrow) {
+      const auto& [path, w, h] = shape;
+      if (static_cast<double>(pixels(w, h)) <= 0.9 * static_cast<double>(pixels(128, 32)))
+        paths.insert(path);
+    }
+    return paths;
+  };
+  int narrow_timed = 0;
+  for (const char* tiles : {"32x128", "256x16", ""}) {
+    for (const char* form : {"grid", "persistent"}) {
+      if (!*tiles && std::string(form) == "grid") continue;  // unpinned: one pass, both forms
+      SCOPED_TRACE(std::string("RUNNER_CONV2D_TILES=") + tiles +
+                   " RUNNER_CONV2D_FORM=" + (*tiles ? form : ""));
+      ScopedEnv pin_tiles("RUNNER_CONV2D_TILES", tiles);
+      ScopedEnv pin_form("RUNNER_CONV2D_FORM", *tiles ? form : "");
+      run_verified(yaml, [&](const Point& p, const Record& r) {
+        const std::string path = r.value("path", "");
+        if (*p.kernel_size > 9) {
+          EXPECT_EQ(path, wide) << p.key();
+          return;
+        }
+        if (*tiles) {
+          const std::string shape = std::get<0>(narrow.at(tiles));
+          EXPECT_EQ(path, std::string(form) == "grid" ? shape : shape + ", persistent") << p.key();
+          return;
+        }
+        std::set<std::string> expected{wide, wide + ", persistent"};
+        for (const std::string& shape : narrow_for(p))
+          expected.insert({shape, shape + ", persistent"}), ++narrow_timed;
+        expect_fastest_timed(p, r, expected);
+      });
+    }
+  }
+  EXPECT_GE(narrow_timed, 30);  // most of these images offer a narrow shape
+}
+
+// A pin (RUNNER_CONV2D_TILES, RUNNER_CONV2D_FORM) to a value shared_reg does not know makes its
+// points invalid, with the reason; the other pin unset.
+TEST_F(CudaVariants, Conv2dPinnedToNothingKnownIsInvalid) {
+  if (!cuda_variants_of("conv2d").count("shared_reg")) GTEST_SKIP() << "shared_reg not built";
   const ExperimentSpec spec =
       parse_config(std::string("experiment: t\nkernel: conv2d\n") + kRepeat +
                        "sweeps:\n  - {variant: shared_reg, size: 64}\n",
                    "test.yaml");
-  for (const Point& p : expand(spec, Registry::instance())) {
-    const Record r = run_point(spec, p, Registry::instance());
-    EXPECT_EQ(r.value("status", ""), "invalid") << p.key();
-    EXPECT_NE(r.value("message", "").find("RUNNER_CONV2D_FORM is 'fastest'"), std::string::npos)
-        << r.value("message", "");
+  for (const auto& [name, value] :
+       {std::pair{"RUNNER_CONV2D_TILES", "64x64"}, std::pair{"RUNNER_CONV2D_FORM", "fastest"}}) {
+    ScopedEnv env(name, value);
+    for (const Point& p : expand(spec, Registry::instance())) {
+      const Record r = run_point(spec, p, Registry::instance());
+      EXPECT_EQ(r.value("status", ""), "invalid") << name << " " << p.key();
+      EXPECT_NE(r.value("message", "").find(std::string(name) + " is '" + value + "'"),
+                std::string::npos)
+          << r.value("message", "");
+    }
   }
 }
 
