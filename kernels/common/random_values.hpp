@@ -7,11 +7,7 @@
 // identical inputs whichever side built them.
 #include <cstdint>
 
-#if defined(__CUDACC__) || defined(__HIPCC__)
-#define RUNNER_HOST_DEVICE __host__ __device__
-#else
-#define RUNNER_HOST_DEVICE
-#endif
+#include "kernels/common/host_device.hpp"
 
 namespace runner::kernels {
 

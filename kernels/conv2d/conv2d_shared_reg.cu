@@ -43,14 +43,16 @@
 // the point's own image (kMaxPersistent below says why, and what was measured).
 //
 // Tile shapes. A 32-column image in 128-column tiles computes four times its pixels, a 16-row
-// image in 32-row tiles twice (on an H200, 32768 × 32 ran at 49 % of the copy at ks = 7 and
-// 16 × 65536 at 70 %). Up to ks = 9, each narrow shape that computes at most 90 % of the pixels the
-// 128 × 32 tiles would is timed at set-up beside them, both forms each; the path names the shape
-// that runs ("registers, 32-column tiles", "registers, 16-row tiles"). Narrow tiles carry more
-// halo a pixel (a 32-column tile at ks = 7 reads 48 columns for 32), so on the images they do not
-// shorten they would only lose. (Tiles of 16 columns × 256 rows, 4 × 64 threads, were measured
-// beside them on an H200 and lost everywhere, by 8 to 16 points of the copy even at 65536 × 48,
-// where they compute a quarter less than the 32-column tiles: docs/performance.md, Log.)
+// image in 32-row tiles twice (on an H200 at ks = 7, 32768 × 32 ran at 42 % of the copy and
+// 16 × 65536 at 64 %). Up to ks = 9, each narrow shape that computes at most 90 % of the pixels
+// the 128 × 32 tiles would is timed at set-up beside them, both forms each
+// (conv2d_shared_reg_tiles.hpp holds the shapes and that rule, unit-tested without a GPU); the
+// path names the shape that runs ("registers, 32-column tiles", "registers, 16-row tiles").
+// Narrow tiles carry more halo a pixel (a 32-column tile at ks = 7 reads 48 columns for 32), so
+// on the images they do not shorten they would only lose. (Tiles of 16 columns × 256 rows, 4 × 64
+// threads, were measured beside them on an H200 and lost everywhere, by 8 to 16 points of the
+// copy even at 65536 × 48, where they compute a quarter less than the 32-column tiles:
+// docs/performance.md, Log.)
 //
 // Any image size: partial tiles are guarded on store, the loads zero-fill outside the image, and
 // tile rows beyond gridDim.y's limit are covered by a loop.
@@ -77,7 +79,6 @@
 #include "runner/api/variant.hpp"
 
 namespace runner::kernels::conv2d {
-
 namespace {
 
 namespace sr = shared_reg;
@@ -86,30 +87,16 @@ static_assert(sr::kMaxFilter == kMaxKernelSize);
 using GridKernel = void (*)(const float*, float*, int, int);
 using PersistentKernel = void (*)(const float*, float*, int, int, unsigned*, unsigned*);
 
-// Output rows a thread.
-constexpr int kRows = 4;
-
-// A tile shape: BX threads across a tile row (conv2d_shared_reg.cuh), its name in the record's
-// `path` and in RUNNER_CONV2D_TILES.
-struct TileShape {
-  int bx;
-  const char* path;
-  const char* name;
-};
-constexpr TileShape kWideTiles{32, "registers, 32-row tiles", "128x32"};  // any image, any ks
-// For narrow images only, to ks = kMaxNarrow: an image 32 columns wide computes a quarter of the
-// 128 × 32 tiles it would fill, one 16 rows tall a half.
-constexpr TileShape kTallTiles{8, "registers, 32-column tiles", "32x128"};
-constexpr TileShape kFlatTiles{64, "registers, 16-row tiles", "256x16"};
-constexpr TileShape kNarrowShapes[] = {kTallTiles, kFlatTiles};
-constexpr int kMaxNarrow = 9;  // the widest filter the narrow shapes are compiled for
-// A narrow shape competes with the 128 × 32 tiles where it computes at most this share of their
-// output pixels (tiles × tile area): a narrow tile reads more halo a pixel, which a saving of
-// less than ~10 % would not pay for.
-constexpr double kNarrowShare = 0.9;
+using sr::kFlatTiles;
+using sr::kMaxNarrow;
+using sr::kRows;
+using sr::kTallTiles;
+using sr::kWideTiles;
+using sr::TileShape;
 
 // The two forms of one problem's kernel in one tile shape, compiled for the n mod 4 of its rows:
-// on a grid of whole tiles (`grid`), and persistent (`persistent`; null where ks > kMaxPersistent).
+// on a grid of whole tiles (`grid`), and persistent (`persistent`; null where ks >
+// kMaxPersistent).
 struct Forms {
   GridKernel grid = nullptr;
   PersistentKernel persistent = nullptr;
@@ -129,9 +116,9 @@ enum class Form { grid, persistent };
 //   bound by memory there, by instruction issue on the H200;
 // - other rows, ks = 9: within 2 points, persistent ahead on the H100, the grid on the H200.
 // From ks = 11 the kernel is bound by its FFMAs, and the persistent kernel's second tile buffer
-// costs resident blocks (4 an SM against the grid's 5 in that run): it ran 2 to 8 % slower than the
-// grid at ks = 11 to 15 on 2048² to 16384² on the H200, so it is not compiled beyond ks = 9.
-// Each narrow shape that competes (kNarrowShare) is timed beside them, both its forms.
+// costs resident blocks (4 an SM against the grid's 5 in that run): it ran 2 to 8 % slower than
+// the grid at ks = 11 to 15 on 2048² to 16384² on the H200, so it is not compiled beyond ks = 9.
+// Each narrow shape that competes (sr::kNarrowShare) is timed beside them, both its forms.
 // RUNNER_CONV2D_FORM=grid or =persistent pins the form, RUNNER_CONV2D_TILES=128x32, 32x128 or
 // 256x16 the tile shape, where they exist (elsewhere the grid, the 128 × 32 tiles): for A/B
 // studies, and for runs that must launch the same code on every machine.
@@ -151,10 +138,8 @@ std::optional<Form> pinned_form() {
 std::optional<TileShape> pinned_shape() {
   const char* v = std::getenv("RUNNER_CONV2D_TILES");
   if (!v || !*v) return std::nullopt;
-  const std::string_view s(v);
-  for (const TileShape& shape : {kWideTiles, kTallTiles, kFlatTiles})
-    if (s == shape.name) return shape;
-  throw PointInvalid("RUNNER_CONV2D_TILES is '" + std::string(s) +
+  if (const std::optional<TileShape> shape = sr::shape_named(v)) return shape;
+  throw PointInvalid("RUNNER_CONV2D_TILES is '" + std::string(v) +
                      "': 128x32, 32x128 or 256x16 (unset: chosen by the image's shape, "
                      "timed at set-up)");
 }
@@ -207,26 +192,6 @@ Forms forms_for(const TileShape& shape, int ks, std::int64_t n) {
   }
 }
 
-// The output pixels the tiles of a shape compute on an m × n image: whole tiles, the image's and
-// the rest.
-std::int64_t computed_pixels(const TileShape& shape, std::int64_t m, std::int64_t n) {
-  const int n_mod4 = static_cast<int>(n % 4);
-  return std::int64_t{sr::tile_columns(shape.bx, static_cast<int>(n), n_mod4)} *
-         sr::tile_width(shape.bx) * sr::tile_rows(shape.bx, static_cast<int>(m), kRows) *
-         sr::tile_height(shape.bx, kRows);
-}
-
-// The narrow shapes that compute at most kNarrowShare of the 128 × 32 tiles' pixels on an m × n
-// image (none where ks > kMaxNarrow).
-std::vector<TileShape> narrow_shapes(int ks, std::int64_t m, std::int64_t n) {
-  std::vector<TileShape> shapes;
-  if (ks > kMaxNarrow) return shapes;
-  const double limit = kNarrowShare * static_cast<double>(computed_pixels(kWideTiles, m, n));
-  for (const TileShape& shape : kNarrowShapes)
-    if (static_cast<double>(computed_pixels(shape, m, n)) <= limit) shapes.push_back(shape);
-  return shapes;
-}
-
 // The filter side of a point, with the rules of the other CUDA conv2d variants.
 int checked_kernel_size(const Point& point) {
   const int ks = point.kernel_size.value_or(3);
@@ -236,13 +201,14 @@ int checked_kernel_size(const Point& point) {
   return ks;
 }
 
-// The tile shapes that run on an image: the pinned one (where it exists for ks), else the 128 × 32
-// tiles and the narrow shapes that compete with them. The first is the one the base class checks.
+// The tile shapes that run on an image: the pinned one (where it exists for ks), else the 128 ×
+// 32 tiles and the narrow shapes that compete with them. The first is the one the base class
+// checks.
 std::vector<TileShape> shapes_for(int ks, std::int64_t m, std::int64_t n) {
   if (const std::optional<TileShape> pinned = pinned_shape())
     return {pinned->bx == kWideTiles.bx || ks <= kMaxNarrow ? *pinned : kWideTiles};
   std::vector<TileShape> shapes{kWideTiles};
-  for (const TileShape& narrow : narrow_shapes(ks, m, n)) shapes.push_back(narrow);
+  for (const TileShape& narrow : sr::narrow_shapes(ks, m, n)) shapes.push_back(narrow);
   return shapes;
 }
 

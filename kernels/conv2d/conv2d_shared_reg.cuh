@@ -7,11 +7,12 @@
 // (256 / BX · ROWS)-row output tile; each thread a ROWS × 4 patch (ROWS rows of 4 adjacent
 // columns) in registers. BX = 32 (tiles of 128 columns × 32 rows at ROWS = 4) serves most images;
 // narrow ones get tiles of their own shape (BX = 8: 32 × 128, BX = 64: 256 × 16), so that a
-// 32-column or 16-row image does not compute a tile 4 or 2 times its size. (A warp's 16-byte
-// shared loads are served 8 threads at a time: with BX ≥ 8 those 8 read one row's consecutive
-// vectors, free of bank conflicts.) Going down its
-// patch, a thread reads every tile row under it once (its window, as float4s) and feeds it to all
-// the (output row, filter row) pairs that use it.
+// 32-column or 16-row image does not compute a tile 4 or 2 times its size. The tiles' geometry,
+// shared with the host code that sizes the launches, is in conv2d_shared_reg_tiles.hpp. (A warp's
+// 16-byte shared loads are served 8 threads at a time: with BX ≥ 8 those 8 read one row's
+// consecutive vectors, free of bank conflicts.) Going down its patch, a thread reads every tile row
+// under it once (its window, as float4s) and feeds it to all the (output row, filter row) pairs
+// that use it.
 //
 // The grid covers the tiles (2-D, tile rows beyond gridDim.y looped over); each block copies its
 // tile with cp.async — every copy of a thread issued before any is waited for, so a thread has
@@ -31,6 +32,7 @@
 #include <cstdint>
 
 #include "kernels/common/cp_async.cuh"
+#include "kernels/conv2d/conv2d_shared_reg_tiles.hpp"
 
 namespace runner::kernels::conv2d::shared_reg {
 
@@ -39,51 +41,6 @@ inline constexpr int kMaxFilter = 31;  // = kMaxKernelSize of conv2d_problem.hpp
 namespace {
 __constant__ float c_weights_reg[kMaxFilter * kMaxFilter];
 }  // namespace
-
-inline constexpr int kThreads = 256;  // a block; BX = threadIdx.x's extent, 256 / BX threadIdx.y's
-inline constexpr int kCols = 4;       // output columns per thread
-inline constexpr unsigned kMaxGridY = 65535;
-
-__host__ __device__ constexpr int block_y(int bx) {
-  return kThreads / bx;
-}
-__host__ __device__ constexpr int tile_width(int bx) {
-  return kCols * bx;
-}
-__host__ __device__ constexpr int halo_cols(int r) {
-  return (r + 3) / 4 * 4;
-}  // H
-__host__ __device__ constexpr int tile_height(int bx, int rows) {
-  return block_y(bx) * rows;
-}
-// Extra floats before a tile row's halo where rows are shifted (n % 4 != 0): room for the shifts.
-__host__ __device__ constexpr int left_margin(int n_mod4) {
-  return n_mod4 != 0 ? 4 : 0;
-}
-// The most an output row moves left (out_shift below).
-__host__ __device__ constexpr int max_out_shift(int n_mod4) {
-  return n_mod4 != 0 ? 3 : 0;
-}
-// Floats of one shared tile row: the tile's columns and halos, and where rows are shifted, the
-// margin and one vector for the shift.
-__host__ __device__ constexpr int row_pitch(int bx, int r, int n_mod4) {
-  return tile_width(bx) + 2 * halo_cols(r) + 2 * left_margin(n_mod4);
-}
-// Floats of one shared tile: the output rows and both halos, a row_pitch each.
-__host__ __device__ constexpr int tile_floats(int bx, int ks, int rows, int n_mod4) {
-  return (tile_height(bx, rows) + 2 * (ks / 2)) * row_pitch(bx, ks / 2, n_mod4);
-}
-constexpr std::size_t shared_bytes(int bx, int ks, int rows, int n_mod4) {
-  return static_cast<std::size_t>(tile_floats(bx, ks, rows, n_mod4)) * sizeof(float);
-}
-// Tiles across a row of n floats (one more where n is within 3 of a multiple of the tile width
-// and output rows are shifted: out_shift below), and down m rows.
-__host__ __device__ constexpr int tile_columns(int bx, int n, int n_mod4) {
-  return (n + max_out_shift(n_mod4) + tile_width(bx) - 1) / tile_width(bx);
-}
-__host__ __device__ constexpr int tile_rows(int bx, int m, int rows) {
-  return (m + tile_height(bx, rows) - 1) / tile_height(bx, rows);
-}
 
 // Rows of a length n that is not a multiple of 4 start at every offset from a 16-byte boundary.
 // Both the copies and the stores stay whole, aligned 16-byte vectors all the same:
