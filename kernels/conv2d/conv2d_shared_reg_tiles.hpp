@@ -33,7 +33,7 @@ RUNNER_HOST_DEVICE constexpr int tile_height(int bx, int rows) {
 RUNNER_HOST_DEVICE constexpr int left_margin(int n_mod4) {
   return n_mod4 != 0 ? 4 : 0;
 }
-// The most an output row moves left (out_shift below).
+// The most an output row moves left (out_shift in conv2d_shared_reg.cuh).
 RUNNER_HOST_DEVICE constexpr int max_out_shift(int n_mod4) {
   return n_mod4 != 0 ? 3 : 0;
 }
@@ -50,7 +50,7 @@ constexpr std::size_t shared_bytes(int bx, int ks, int rows, int n_mod4) {
   return static_cast<std::size_t>(tile_floats(bx, ks, rows, n_mod4)) * sizeof(float);
 }
 // Tiles across a row of n floats (one more where n is within 3 of a multiple of the tile width
-// and output rows are shifted: out_shift below), and down m rows.
+// and output rows are shifted: out_shift in conv2d_shared_reg.cuh), and down m rows.
 RUNNER_HOST_DEVICE constexpr int tile_columns(int bx, int n, int n_mod4) {
   return (n + max_out_shift(n_mod4) + tile_width(bx) - 1) / tile_width(bx);
 }
