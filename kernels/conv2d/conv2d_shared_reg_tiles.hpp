@@ -51,10 +51,14 @@ constexpr std::size_t shared_bytes(int bx, int ks, int rows, int n_mod4) {
 }
 // Tiles across a row of n floats (one more where n is within 3 of a multiple of the tile width
 // and output rows are shifted: out_shift in conv2d_shared_reg.cuh), and down m rows.
-RUNNER_HOST_DEVICE constexpr int tile_columns(int bx, int n, int n_mod4) {
+// Int on the device; the host counts in std::int64_t, where a side may exceed INT_MAX before the
+// kernel's checks reject it.
+template <class Index>
+RUNNER_HOST_DEVICE constexpr Index tile_columns(int bx, Index n, int n_mod4) {
   return (n + max_out_shift(n_mod4) + tile_width(bx) - 1) / tile_width(bx);
 }
-RUNNER_HOST_DEVICE constexpr int tile_rows(int bx, int m, int rows) {
+template <class Index>
+RUNNER_HOST_DEVICE constexpr Index tile_rows(int bx, Index m, int rows) {
   return (m + tile_height(bx, rows) - 1) / tile_height(bx, rows);
 }
 
@@ -91,8 +95,8 @@ inline std::optional<TileShape> shape_named(std::string_view name) {
 // the rest.
 inline std::int64_t computed_pixels(const TileShape& shape, std::int64_t m, std::int64_t n) {
   const int n_mod4 = static_cast<int>(n % 4);
-  return std::int64_t{tile_columns(shape.bx, static_cast<int>(n), n_mod4)} * tile_width(shape.bx) *
-         tile_rows(shape.bx, static_cast<int>(m), kRows) * tile_height(shape.bx, kRows);
+  return tile_columns(shape.bx, n, n_mod4) * tile_width(shape.bx) * tile_rows(shape.bx, m, kRows) *
+         tile_height(shape.bx, kRows);
 }
 
 // The narrow shapes that compute at most kNarrowShare of the 128 × 32 tiles' pixels on an m × n

@@ -41,19 +41,24 @@ class LoadedMachineTest(unittest.TestCase):
         (cls.dir / "c.yaml").write_text(CONFIG, encoding="utf-8")
         cls.env = {k: v for k, v in os.environ.items() if k != "RUNNER_CALIBRATION_DIR"}
         cls.env.update(XDG_CACHE_HOME=str(cls.dir / "cache"), RUNNER_CALIBRATION_ATTEMPTS="1")
-        # Two processes that keep two cores busy: the load a shared node has.
-        cls.hogs = [subprocess.Popen(["/usr/bin/python3", "-c", "while True: pass"])
-                    for _ in range(2)]
+        # Two processes that keep two cores busy: the load a shared node has. Each spins only
+        # while this test lives: a run killed from outside leaves no hog to slow what follows.
+        spin = "import os\nparent = os.getppid()\nwhile os.getppid() == parent: pass"
+        cls.hogs = [subprocess.Popen(["/usr/bin/python3", "-c", spin]) for _ in range(2)]
+        cls.addClassCleanup(cls.stop_hogs)
         cls.calibrated = cls.runner("calibrate", "--cpu-only")
         host = socket.gethostname()
         cls.store = cls.dir / "cache" / "runner" / "calibration" / host
         cls.files = sorted(cls.store.glob("cpu-*.json")) if cls.store.is_dir() else []
 
     @classmethod
-    def tearDownClass(cls):
+    def stop_hogs(cls):
         for hog in cls.hogs:
             hog.kill()
             hog.wait()
+
+    @classmethod
+    def tearDownClass(cls):
         cls.tmp.cleanup()
 
     @classmethod

@@ -47,14 +47,17 @@ TEST(Conv2dTileShapes, EveryShapeIsABlockOf256ThreadsWhoseRowsBlockYApartShareTh
 }
 
 TEST(Conv2dTileShapes, ComputedPixelsAreWholeTilesWithAColumnMoreForShiftedRows) {
-  for (const auto& [m, n] : {std::pair{32768, 32},
+  for (const auto& [m, n] : {std::pair<std::int64_t, std::int64_t>{32768, 32},
                              {16, 65536},
                              {1023, 1025},
                              {1, 1},
                              {33, 126},
                              {100, 10486},
                              {2999, 33},
-                             {8192, 8192}}) {
+                             {8192, 8192},
+                             // sides past INT_MAX: counted, not wrapped (the kernel rejects them)
+                             {std::int64_t{3} << 31, 32},
+                             {16, (std::int64_t{1} << 32) + 2}}) {
     SCOPED_TRACE(std::to_string(m) + " x " + std::to_string(n));
     EXPECT_EQ(computed_pixels(kWideTiles, m, n), pixels(m, n, 128, 32));
     EXPECT_EQ(computed_pixels(kTallTiles, m, n), pixels(m, n, 32, 128));
@@ -73,6 +76,7 @@ TEST(Conv2dTileShapes, ANarrowShapeIsOfferedWhereItComputesAtMostNinetyPercent) 
   EXPECT_EQ(offered(3, 16, 65536), std::set<std::string>{"256x16"});   // half
   EXPECT_EQ(offered(5, 100, 10486), std::set<std::string>{"256x16"});  // 112 rows for 128
   EXPECT_EQ(offered(3, 40, 29), std::set<std::string>{"32x128"});      // one 32-column tile
+  EXPECT_EQ(offered(7, std::int64_t{3} << 31, 32), std::set<std::string>{"32x128"});
   // 300 × 96: the 32-column tiles compute 96 × 384 = 36864 pixels, exactly 90 % of 128 × 320.
   EXPECT_EQ(pixels(300, 96, 32, 128) * 10, pixels(300, 96, 128, 32) * 9);
   EXPECT_EQ(offered(3, 300, 96), std::set<std::string>{"32x128"});
