@@ -306,9 +306,11 @@ __global__ void __launch_bounds__(VecTile<T>::kThreads)
 // The `strips` paths: a side of at most kStripMax elements (S); a block of Threads threads moves a
 // strip of S × W elements, W = Threads · PerThread / S, PerThread a thread, all of a thread's loads
 // issued before its first shared-memory store. The strip's size and the block's, measured on an
-// H200 (docs/performance.md, "Log"): strips of 2048 elements, 512 threads of 4 (256 of 8 for float
-// with few rows). The first version's 4096 (256 threads of 16) held 62–93 registers a thread and
-// 2–4 blocks an SM, and ran at 69–85 % of the copy where these run at 80–107 %.
+// H200 (docs/performance.md, "Log"): strips of 2048 elements; 512 threads of 4 for double, 256 of
+// 8 for float, whose two 16-byte accesses a thread on the run side keep as many bytes in flight as
+// double's four 8-byte ones (512 of 4 held one: 400009 × 31 78 %, 2000003 × 8 78 % of the copy,
+// against 85 % and 90 %). The first version's 4096 (256 threads of 16, element-wide) held 62–93
+// registers a thread and 2–4 blocks an SM, and ran at 69–85 % of the copy.
 constexpr int kStripMax = 32;
 
 // (a, b) = (e / r, e % r) of a thread's linear index e in a strip, advanced by Threads per step
@@ -483,14 +485,17 @@ TiledVecPath<T> tiled_vec_path(const ProblemSize& s, int sm_count) {
   using One = SegmentTile<T, kSegmentAlign, 1>;
   using Two = SegmentTile<T, kSegmentAlign, 2>;
   if (std::min(s.m, s.n) <= kStripMax) {
-    // 512 threads of 4 elements; float with few rows 256 of 8 (it read 88 % of the copy at
-    // 31 × 400009 that way, 80 % with 512 of 4). Float moves the strip's one run in 16-byte
-    // vectors (4 floats), double element by element (8 bytes already ran at 94–105 % of the copy).
-    constexpr bool kFloat = sizeof(T) == 4;
-    constexpr int kV = kFloat ? 4 : 1;
-    if (s.m > s.n) return strips_path<T, false, 512, 4, kV>(s);
-    if constexpr (kFloat) return strips_path<T, true, 256, 8, kV>(s);
-    return strips_path<T, true, 512, 4, kV>(s);
+    // Float moves the strip's one run in 16-byte vectors (4 floats), 256 threads of 8 (two
+    // vectors a thread); double element by element (8 bytes already ran at 94–105 % of the copy),
+    // 512 threads of 4. Measured on an H200 against the other splits of 1024–4096 elements
+    // (docs/performance.md, "Log"): each of them fell 5 points or more behind these at some shape,
+    // but 128 threads of 8 with few rows, which ran within 3 points of 256 of 8 at every shape.
+    if constexpr (sizeof(T) == 4) {
+      if (s.m > s.n) return strips_path<T, false, 256, 8, 4>(s);
+      return strips_path<T, true, 256, 8, 4>(s);
+    }
+    if (s.m > s.n) return strips_path<T, false, 512, 4, 1>(s);
+    return strips_path<T, true, 512, 4, 1>(s);
   }
   if (s.n % G::kV == 0 && s.m % One::kA == 0)
     return {&tiled_vec_kernel<T>, G::kThreads, tile_grid(s.n, G::kSide, s.m, G::kSide), "aligned"};
