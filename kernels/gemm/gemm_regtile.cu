@@ -1,19 +1,27 @@
 // Launch side of the `regtile` variant (FP32 SIMT GEMM with register tiles; the kernel template
 // and its design are in gemm_regtile.cuh). The tiling is tuned and fixed (regtile::Regtile): the
 // variant has no block axis. Where C has too few tiles to fill the GPU (small or deep-K problems)
-// k is split (gemm_split_k.cuh); where k or n is not a multiple of 4, A or B is first copied to
-// 16-byte rows (gemm_padded_operands.cuh). The record's `path` and `k_splits` say which.
+// k is split (gemm_split_k.cuh); where k or n is not a multiple of 4, A or B is copied to 16-byte
+// rows (gemm_padded_operands.cuh) for the float4 loads, or read as it is by the scalar-load
+// instance: the faster of the two on this GPU and problem, timed at set-up. The record's `path`
+// and `k_splits` say which, its `message` what the timing measured.
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "kernels/gemm/gemm_cuda_workload.hpp"
 #include "kernels/gemm/gemm_padded_operands.cuh"
 #include "kernels/gemm/gemm_regtile.cuh"
 #include "kernels/gemm/gemm_split_k.cuh"
 #include "runner/api/cuda/cuda_check.hpp"
+#include "runner/api/cuda/fastest_launch.hpp"
 #include "runner/api/cuda/residency.hpp"
 #include "runner/api/errors.hpp"
 #include "runner/api/gpu_info.hpp"
@@ -71,6 +79,24 @@ bool aligned16(const void* p) {
   return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
 }
 
+// How A and B are loaded where k or n is not a multiple of 4. Neither wins everywhere: on an H200
+// the scalar instance ran 3 to 9 points of cuBLAS ahead of the copies from 257³ to 511³ (the copy
+// is a launch and a pass over A and B that a GEMM of a few µs does not repay), level near 513³ to
+// 801³, and 4 to 6 points behind from 1000³ up (docs/performance.md, Log). So both are timed at
+// set-up. RUNNER_REGTILE_LOADS pins one: `vector` (the copies) or `scalar`.
+enum class Loads { vector, scalar };
+constexpr int kTimedLaunches = 5;  // of each candidate, at set-up
+
+std::optional<Loads> pinned_loads() {
+  const char* v = std::getenv("RUNNER_REGTILE_LOADS");
+  if (!v || !*v) return std::nullopt;
+  const std::string_view s(v);
+  if (s == "vector") return Loads::vector;
+  if (s == "scalar") return Loads::scalar;
+  throw PointInvalid("RUNNER_REGTILE_LOADS is '" + std::string(s) +
+                     "': vector or scalar (unset: the faster of the two, timed at set-up)");
+}
+
 template <class Tiles>
 class RegtileGemm final : public CudaGemm<float> {
  public:
@@ -81,57 +107,37 @@ class RegtileGemm final : public CudaGemm<float> {
         a_rows_(a_.data(), m(), k()),
         b_rows_(b_.data(), k(), n()) {
     // float4 loads need every row of A (k floats) and B (n floats) on a 16-byte boundary: where k
-    // or n is not a multiple of 4 that operand is copied to padded rows first, unless the device
-    // has no room for the copy (then the scalar instance runs).
+    // or n is not a multiple of 4 that operand is copied to padded rows first, or the scalar
+    // instance reads it as it is (Loads). Without room for the copies the scalar instance runs.
     const bool aligned = aligned16(a_.data()) && aligned16(b_.data()) && aligned16(c_.data());
-    copies_ = aligned && (a_rows_.needs_copy() || b_rows_.needs_copy()) &&
-              padded::allocate_copies(a_rows_, b_rows_);
-    const bool vec_loads = aligned && (copies_ || (!a_rows_.needs_copy() && !b_rows_.needs_copy()));
-    kernel_ = vec_loads ? regtile::regtile_kernel<Tiles, true, true>
-                        : regtile::regtile_kernel<Tiles, false, false>;
-    cuda::require_launchable(BlockShape{Tiles::kThreads, 1}, 0,
-                             reinterpret_cast<const void*>(kernel_));
-    // The workspace of a split k has rows of whole float4s whatever n is, so that the partial
-    // tiles are stored as vectors (gemm_split_k.cuh, SplitK).
-    split_.emplace(cost_model<Tiles>(reinterpret_cast<const void*>(kernel_)), tiles_m_ * tiles_n_,
-                   m(), n(), k(), Tiles::BK, padded::padded_row<float>(n()));
-    // float4 stores need the rows of what the kernel writes on 16-byte boundaries: C's where
-    // n % 4 == 0, the workspace's always.
-    if (vec_loads && split_->output_ld() % 4 != 0)
-      kernel_ = regtile::regtile_kernel<Tiles, true, false>;
+    const bool misaligned = a_rows_.needs_copy() || b_rows_.needs_copy();
+    const std::optional<Loads> pinned = pinned_loads();  // checked at every size
+    const bool copies = aligned && misaligned && pinned != Loads::scalar &&
+                        padded::allocate_copies(a_rows_, b_rows_);
+    route_ = make_route(aligned && (copies || !misaligned), copies);
+    if (copies && !pinned) {
+      Route scalar = make_route(false, false);
+      const std::vector<std::function<void()>> launches{[this] { launch(route_); },
+                                                        [this, &scalar] { launch(scalar); }};
+      const cuda::LaunchRanking ranking = cuda::fastest_launch(launches, stream(), kTimedLaunches);
+      choice_ = "loads timed at set-up (median of " + std::to_string(kTimedLaunches) +
+                " cold launches each): " + describe(route_) + format_ms(ranking.median_ms[0]) +
+                "; " + describe(scalar) + format_ms(ranking.median_ms[1]);
+      if (ranking.fastest == 1) {
+        route_ = std::move(scalar);
+        a_rows_.release();  // the copies are not read
+        b_rows_.release();
+      }
+    }
   }
 
-  void run() override {
-    const int sms = gpu_info().sm_count;
-    const float* a = a_.data();
-    const float* b = b_.data();
-    std::int64_t lda = k(), ldb = n();
-    if (copies_) {
-      padded::copy_padded(a_rows_, b_rows_, sms, stream());
-      a = a_rows_.data(), b = b_rows_.data(), lda = a_rows_.ld(), ldb = b_rows_.ld();
-    }
-    note_launch(split_->grid(), dim3(Tiles::kThreads));
-    float* const out = split_->output(c_.data());
-    const std::int64_t ldc = split_->output_ld();
-    const std::int64_t k_chunk = split_->plan().k_chunk;
-    if (copies_) {  // the GEMM's launch overlaps the copy's end (dependent_launch.cuh)
-      launch_dependent(kernel_, split_->grid(), dim3(Tiles::kThreads), 0, stream(), a, b, out, m(),
-                       n(), k(), lda, ldb, ldc, tiles_m_, tiles_n_, k_chunk);
-    } else {
-      kernel_<<<split_->grid(), Tiles::kThreads, 0, stream()>>>(a, b, out, m(), n(), k(), lda, ldb,
-                                                                ldc, tiles_m_, tiles_n_, k_chunk);
-      RUNNER_CUDA_CHECK_LAUNCH();
-    }
-    split_->reduce_into(c_.data(), sms, stream());
-  }
+  void run() override { launch(route_); }
 
   nlohmann::json extra_fields() const override {
     nlohmann::json fields = CudaGemm<float>::extra_fields();
-    std::string path = split_k::describe(Tiles::BM, Tiles::BN, split_->plan()) +
-                       padded::describe_copies(a_rows_, b_rows_, copies_);
-    if (!copies_ && (a_rows_.needs_copy() || b_rows_.needs_copy())) path += ", scalar loads";
-    fields["path"] = path;
-    fields["k_splits"] = split_->plan().splits;
+    fields["path"] = describe(route_);
+    fields["k_splits"] = route_.split->plan().splits;
+    if (!choice_.empty()) fields["message"] = choice_;
     return fields;
   }
 
@@ -139,11 +145,80 @@ class RegtileGemm final : public CudaGemm<float> {
   using Kernel = void (*)(const float*, const float*, float*, std::int64_t, std::int64_t,
                           std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
                           std::int64_t, std::int64_t);
+  // One way to run the problem: the kernel instance, whether A and B are read from their padded
+  // copies, and the split of k planned for that instance.
+  struct Route {
+    Kernel kernel = nullptr;
+    bool copies = false;
+    std::optional<split_k::SplitK<float>> split;
+  };
+
+  // float4 loads (on A and B as they are, or on their copies) or scalar ones; float4 stores where
+  // the rows the kernel writes start on 16-byte boundaries: C's where n % 4 == 0, the split-K
+  // workspace's always (gemm_split_k.cuh, SplitK).
+  Route make_route(bool vec_loads, bool copies) {
+    Route route;
+    route.copies = copies;
+    const Kernel planned = vec_loads ? regtile::regtile_kernel<Tiles, true, true>
+                                     : regtile::regtile_kernel<Tiles, false, false>;
+    route.split.emplace(cost_model<Tiles>(reinterpret_cast<const void*>(planned)),
+                        tiles_m_ * tiles_n_, m(), n(), k(), Tiles::BK,
+                        padded::padded_row<float>(n()));
+    const bool vec_stores =
+        aligned16(route.split->output(c_.data())) && route.split->output_ld() % 4 == 0;
+    if (vec_loads)
+      route.kernel = vec_stores ? regtile::regtile_kernel<Tiles, true, true>
+                                : regtile::regtile_kernel<Tiles, true, false>;
+    else
+      route.kernel = vec_stores ? regtile::regtile_kernel<Tiles, false, true>
+                                : regtile::regtile_kernel<Tiles, false, false>;
+    cuda::require_launchable(BlockShape{Tiles::kThreads, 1}, 0,
+                             reinterpret_cast<const void*>(route.kernel));
+    return route;
+  }
+
+  void launch(const Route& route) {
+    const int sms = gpu_info().sm_count;
+    const float* a = a_.data();
+    const float* b = b_.data();
+    std::int64_t lda = k(), ldb = n();
+    if (route.copies) {
+      padded::copy_padded(a_rows_, b_rows_, sms, stream());
+      a = a_rows_.data(), b = b_rows_.data(), lda = a_rows_.ld(), ldb = b_rows_.ld();
+    }
+    const split_k::SplitK<float>& split = *route.split;
+    note_launch(split.grid(), dim3(Tiles::kThreads));
+    float* const out = split.output(c_.data());
+    const std::int64_t ldc = split.output_ld();
+    const std::int64_t k_chunk = split.plan().k_chunk;
+    if (route.copies) {  // the GEMM's launch overlaps the copy's end (dependent_launch.cuh)
+      launch_dependent(route.kernel, split.grid(), dim3(Tiles::kThreads), 0, stream(), a, b, out,
+                       m(), n(), k(), lda, ldb, ldc, tiles_m_, tiles_n_, k_chunk);
+    } else {
+      route.kernel<<<split.grid(), Tiles::kThreads, 0, stream()>>>(
+          a, b, out, m(), n(), k(), lda, ldb, ldc, tiles_m_, tiles_n_, k_chunk);
+      RUNNER_CUDA_CHECK_LAUNCH();
+    }
+    split.reduce_into(c_.data(), sms, stream());
+  }
+
+  std::string describe(const Route& route) const {
+    std::string path = split_k::describe(Tiles::BM, Tiles::BN, route.split->plan()) +
+                       padded::describe_copies(a_rows_, b_rows_, route.copies);
+    if (!route.copies && (a_rows_.needs_copy() || b_rows_.needs_copy())) path += ", scalar loads";
+    return path;
+  }
+
+  static std::string format_ms(double ms) {
+    char text[32];
+    std::snprintf(text, sizeof text, " %.4f ms", ms);
+    return text;
+  }
+
   std::int64_t tiles_m_, tiles_n_;
   padded::PaddedOperand<float> a_rows_, b_rows_;  // A (m×k) and B (k×n) as the kernel reads them
-  bool copies_ = false;                           // A or B is read from its padded copy
-  Kernel kernel_ = nullptr;
-  std::optional<split_k::SplitK<float>> split_;  // set once the kernel is chosen
+  Route route_;                                   // what runs
+  std::string choice_;                            // how the route was chosen, where both were timed
 };
 
 }  // namespace

@@ -221,10 +221,13 @@ TEST_F(CudaVariants, DmmaTilesWithSmallTilesWhereLargeOnesLeaveSmsIdle) {
 // multiple of 4 floats or 2 doubles, B when n is not) to padded rows and run their vector kernel
 // on the copy (gemm_padded_operands.cuh): every combination verifies, k split or whole (in the
 // workspace, whose rows are padded too, or summed in a cluster), and the path says which operand
-// was copied. regtile always copies; dmma only where the copy pays (large problems: 2000 × 2003 ×
-// 2001 here), and runs its 8-byte instance on the operands as they are elsewhere (513³ here).
+// was copied. regtile, its loads pinned to `vector`, always copies (unpinned it times the copies
+// against its scalar instance: RegtileTimesScalarLoadsAgainstCopiedOperands); dmma copies only
+// where the copy pays (large problems: 2000 × 2003 × 2001 here), and runs its 8-byte instance on
+// the operands as they are elsewhere (513³ here).
 TEST_F(CudaVariants, TunedGemmsCopyMisalignedOperandsToPaddedRows) {
   const auto present = cuda_variants_of("gemm");
+  ScopedEnv vector_loads("RUNNER_REGTILE_LOADS", "vector");
   int ran = 0;
   for (const auto& [variant, dtype, lanes] :
        {std::tuple{"regtile", "float", 4}, std::tuple{"dmma", "double", 2}}) {
@@ -404,18 +407,77 @@ std::map<std::string, double> timed_candidates(const std::string& message) {
   return timed;
 }
 
-// A timed choice: the message lists `expected` candidates, and the path is the fastest of them
-// (any of those with the lowest printed median).
-void expect_fastest_timed(const Point& p, const Record& r, const std::set<std::string>& expected) {
+// A timed choice: the message, which starts with `header`, lists the candidates timed at set-up,
+// and the path is the fastest of them (any of those with the lowest printed median). Returns the
+// candidates listed.
+std::set<std::string> fastest_timed(const Point& p, const Record& r, const std::string& header) {
   const std::string path = r.value("path", ""), message = r.value("message", "");
-  EXPECT_NE(message.find("tiles and form timed at set-up"), std::string::npos) << p.key();
+  EXPECT_TRUE(message.starts_with(header)) << p.key() << ": " << message;
   const std::map<std::string, double> timed = timed_candidates(message);
   std::set<std::string> listed;
   double best = 1e300;
   for (const auto& [candidate, ms] : timed) listed.insert(candidate), best = std::min(best, ms);
-  EXPECT_EQ(listed, expected) << p.key() << ": " << message;
-  ASSERT_TRUE(timed.count(path)) << p.key() << ": " << path << " not in " << message;
-  EXPECT_EQ(timed.at(path), best) << p.key() << ": " << message;
+  EXPECT_TRUE(timed.count(path)) << p.key() << ": " << path << " not in " << message;
+  if (timed.count(path)) {
+    EXPECT_EQ(timed.at(path), best) << p.key() << ": " << message;
+  }
+  return listed;
+}
+// shared_reg's timed choice lists exactly `expected`.
+void expect_fastest_timed(const Point& p, const Record& r, const std::set<std::string>& expected) {
+  EXPECT_EQ(fastest_timed(p, r, "tiles and form timed at set-up"), expected) << p.key();
+}
+
+// regtile where k or n is not a multiple of 4: pinned to `scalar` (RUNNER_REGTILE_LOADS), its
+// scalar instance reads A and B as they are; unpinned, that instance and the vector one on padded
+// copies are timed at set-up, the message lists both, the faster runs. Every point verifies, split
+// or not (its scalar instance stores vectors to the split-K workspace, scalars to an odd C). An
+// unknown pin makes the point invalid, at any size.
+TEST_F(CudaVariants, RegtileTimesScalarLoadsAgainstCopiedOperands) {
+  if (!cuda_variants_of("gemm").count("regtile")) GTEST_SKIP() << "regtile not built";
+  const std::string yaml = std::string("experiment: t\nkernel: gemm\n") + kRepeat + R"(
+sweeps:
+  - variant: regtile
+    dtype: float
+    size: [{m: 129, n: 131, k: 256}, {m: 131, n: 128, k: 257}, {m: 257, n: 133, k: 1021},
+           {m: 3, n: 5, k: 7}, {m: 511, n: 511, k: 511}, {m: 100, n: 98, k: 65539},
+           {m: 1023, n: 1023, k: 1023}, {m: 2000, n: 2003, k: 2001}, {m: 128, n: 128, k: 128}]
+)";
+  const auto misaligned = [](const Point& p) { return p.size->k % 4 != 0 || p.size->n % 4 != 0; };
+  {
+    ScopedEnv scalar("RUNNER_REGTILE_LOADS", "scalar");
+    run_verified(yaml, [&](const Point& p, const Record& r) {
+      const std::string path = r.value("path", "");
+      EXPECT_EQ(path.find("copied"), std::string::npos) << p.key() << ": " << path;
+      EXPECT_EQ(path.ends_with(", scalar loads"), misaligned(p)) << p.key() << ": " << path;
+      EXPECT_EQ(r.value("message", "").find("timed"), std::string::npos) << p.key();
+    });
+  }
+  run_verified(yaml, [&](const Point& p, const Record& r) {
+    const std::string path = r.value("path", ""), message = r.value("message", "");
+    if (!misaligned(p)) {
+      EXPECT_EQ(message.find("timed"), std::string::npos) << p.key() << ": " << message;
+      EXPECT_EQ(path.find("scalar"), std::string::npos) << p.key() << ": " << path;
+      return;
+    }
+    const std::set<std::string> listed = fastest_timed(p, r, "loads timed at set-up");
+    ASSERT_EQ(listed.size(), 2u) << p.key() << ": " << message;
+    int copied = 0, scalar = 0;
+    for (const std::string& candidate : listed) {
+      copied += candidate.find("copied to 16-byte rows") != std::string::npos;
+      scalar += candidate.ends_with(", scalar loads");
+    }
+    EXPECT_EQ(copied, 1) << p.key() << ": " << message;
+    EXPECT_EQ(scalar, 1) << p.key() << ": " << message;
+  });
+  ScopedEnv unknown("RUNNER_REGTILE_LOADS", "fastest");
+  const ExperimentSpec spec = parse_config(yaml, "test.yaml");
+  for (const Point& p : expand(spec, Registry::instance())) {
+    const Record r = run_point(spec, p, Registry::instance());
+    EXPECT_EQ(r.value("status", ""), "invalid") << p.key();
+    EXPECT_NE(r.value("message", "").find("RUNNER_REGTILE_LOADS is 'fastest'"), std::string::npos)
+        << r.value("message", "");
+  }
 }
 
 // shared_reg at every filter side and n mod 4, tiles inside the image and on its border, n within 3
