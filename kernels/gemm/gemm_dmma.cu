@@ -5,20 +5,24 @@
 // split-K cost model finds that fewer, larger tiles leave SMs idle.
 // FP64 mma needs compute capability 8.0: on an older device the point is recorded skipped.
 // Where C has too few tiles to fill the GPU (small or deep-K problems) k is split
-// (gemm_split_k.cuh); where k or n is odd, A or B is first copied to 16-byte rows
-// (gemm_padded_operands.cuh). The record's `path` and `k_splits` say how.
+// (gemm_split_k.cuh); where k or n is odd, A or B is copied to 16-byte rows
+// (gemm_padded_operands.cuh) or read as it is by the 8-byte instance, the faster timed at set-up.
+// The record's `path`, `k_splits` and `vector_copies` say how, its `message` what was timed.
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "kernels/gemm/gemm_cuda_workload.hpp"
 #include "kernels/gemm/gemm_dmma.cuh"
 #include "kernels/gemm/gemm_padded_operands.cuh"
 #include "kernels/gemm/gemm_split_k.cuh"
 #include "runner/api/cuda/cuda_check.hpp"
+#include "runner/api/cuda/fastest_launch.hpp"
 #include "runner/api/cuda/residency.hpp"
 #include "runner/api/errors.hpp"
 #include "runner/api/gpu_info.hpp"
@@ -34,25 +38,13 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
   return (a + b - 1) / b;
 }
 
-// Whether copying the misaligned operands to 16-byte rows saves more than it costs. The vector
-// instance takes 0.77 of the 8-byte one's time (Nsight Compute, H200: 45.5 against 59 µs at
-// 1024 × 1023 × 1024, 56.7 at 1024 × 1024 × 1023), taken at 40 TFLOP/s; the copy reads and writes
-// the operands at 3 TB/s after 8 µs of its own launch and the wait for it. The 8 µs is fitted:
-// copying always lost at 1023³ (76.5 against 81.0 % of cuBLAS), 1000 × 1001 × 1002 (76.2 / 81.1),
-// 513³ (66.2 / 69.0) and 511³ (68.7 / 76.4), and won at 1501³ (87.1 / 83.1) and
-// 4095 × 4097 × 4099 (108 %); 2047 × 2049 × 2051 was even (89.6 / 90.3).
-bool copy_pays(std::int64_t m, std::int64_t n, std::int64_t k,
-               const padded::PaddedOperand<double>& a, const padded::PaddedOperand<double>& b) {
-  constexpr double kVectorTimeShare = 0.77, kFlopsPerUs = 40e6, kCopyBytesPerUs = 3e6;
-  constexpr double kCopyFixedUs = 8;
-  const double copied =
-      static_cast<double>((a.needs_copy() ? m * padded::padded_row<double>(k) : 0) +
-                          (b.needs_copy() ? k * padded::padded_row<double>(n) : 0));
-  const double copy_us = kCopyFixedUs + 2 * 8 * copied / kCopyBytesPerUs;
-  const double saved_us = (1 - kVectorTimeShare) * 2.0 * static_cast<double>(m) *
-                          static_cast<double>(n) * static_cast<double>(k) / kFlopsPerUs;
-  return copy_us < saved_us;
-}
+// Where k or n is odd the vector instance on padded copies of A and B and the 8-byte instance on
+// the operands as they are are timed at set-up (padded::Loads). The rule this replaced (copy where
+// the modelled copy costs less than 23 % of the 8-byte instance's modelled time, fitted on an
+// H200) copied from about 1500³ up; the copies lost below that (1023³ 76.5 against 81.0 % of
+// cuBLAS, 511³ 68.7 / 76.4) and won above (1501³ 87.1 / 83.1, 4095 × 4097 × 4099 108 %).
+constexpr int kTimedLaunches = 5;  // of each candidate, at set-up
+constexpr const char* kPinLoads = "RUNNER_DMMA_LOADS";
 
 // Checked before any device memory is allocated.
 const Point& require_dmma(const Point& point) {
@@ -220,25 +212,67 @@ class DmmaGemm final : public CudaGemm<double> {
         a_rows_(a_.data(), m(), k()),
         b_rows_(b_.data(), k(), n()) {
     // 16-byte copies need A's and B's rows on 16-byte boundaries (k and n even) and 16-byte
-    // aligned matrices: where k or n is odd that operand is copied to padded rows first where the
-    // copy pays (copy_pays) and the device has room for it; elsewhere the 8-byte instance runs on
-    // the operands as they are.
+    // aligned matrices: where k or n is odd that operand is copied to padded rows first, or the
+    // 8-byte instance reads it as it is, the faster of the two timed at set-up (padded::Loads).
+    // Without room for the copies the 8-byte instance runs.
     const auto aligned = [](const void* p) {
       return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
     };
     const bool aligned_all = aligned(a_.data()) && aligned(b_.data()) && aligned(c_.data());
-    copies_ = aligned_all && (a_rows_.needs_copy() || b_rows_.needs_copy()) &&
-              copy_pays(m(), n(), k(), a_rows_, b_rows_) &&
-              padded::allocate_copies(a_rows_, b_rows_);
-    vec_ = aligned_all && (copies_ || (!a_rows_.needs_copy() && !b_rows_.needs_copy()));
-    int device = 0, smem_optin = 0;
+    const bool misaligned = a_rows_.needs_copy() || b_rows_.needs_copy();
+    const std::optional<padded::Loads> pinned = padded::pinned_loads(kPinLoads);  // at any size
+    const bool copies = aligned_all && misaligned && pinned != padded::Loads::scalar &&
+                        padded::allocate_copies(a_rows_, b_rows_);
+    int device = 0;
     RUNNER_CUDA_CHECK(cudaGetDevice(&device));
     RUNNER_CUDA_CHECK(
-        cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+        cudaDeviceGetAttribute(&smem_optin_, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    route_ = make_route(aligned_all && (copies || !misaligned), copies);
+    if (copies && !pinned) {
+      Route narrow = make_route(false, false);
+      const std::vector<std::function<void()>> launches{[this] { launch(route_); },
+                                                        [this, &narrow] { launch(narrow); }};
+      const cuda::LaunchRanking ranking = cuda::fastest_launch(launches, stream(), kTimedLaunches);
+      choice_ = padded::timed_loads_message(kTimedLaunches, describe(route_), ranking.median_ms[0],
+                                            describe(narrow), ranking.median_ms[1]);
+      if (ranking.fastest == 1) {
+        route_ = std::move(narrow);
+        a_rows_.release();  // the copies are not read
+        b_rows_.release();
+      }
+    }
+  }
+
+  void run() override { launch(route_); }
+
+  nlohmann::json extra_fields() const override {
+    nlohmann::json fields = CudaGemm<double>::extra_fields();
+    fields["vector_copies"] = route_.vec;
+    fields["k_step"] = route_.tiled.tiling.k_step;
+    fields["path"] = describe(route_);
+    fields["k_splits"] = route_.split->plan().splits;
+    if (!choice_.empty()) fields["message"] = choice_;
+    return fields;
+  }
+
+ private:
+  // One way to run the problem: the instance (16-byte or 8-byte copies), whether A and B are read
+  // from their padded copies, the tiling and its split of k.
+  struct Route {
+    bool vec = false;
+    bool copies = false;
+    TiledProblem tiled;
+    std::optional<split_k::SplitK<double>> split;
+  };
+
+  Route make_route(bool vec, bool copies) {
+    Route route;
+    route.vec = vec;
+    route.copies = copies;
     const Tiling large =
-        tiling_of<dmma::DefaultConfig, dmma::LargeSmemConfig>(vec_, smem_optin, 1.0);
+        tiling_of<dmma::DefaultConfig, dmma::LargeSmemConfig>(vec, smem_optin_, 1.0);
     const Tiling small = tiling_of<dmma::SmallTileConfig, dmma::SmallTileConfig>(
-        vec_, smem_optin, kSmallTileModelFactor);
+        vec, smem_optin_, kSmallTileModelFactor);
     // The kernel image this device runs must be sm_80 or later: built for an older arch only, the
     // kernel body is compiled out (gemm_dmma.cuh) and would leave C unwritten.
     cudaFuncAttributes attr{};
@@ -259,59 +293,52 @@ class DmmaGemm final : public CudaGemm<double> {
       TiledProblem candidate = tile_problem(small, m(), n(), k(), attr);
       if (candidate.plan.modelled_us < chosen.plan.modelled_us) chosen = candidate;
     }
-    tiled_ = chosen;
+    route.tiled = chosen;
     // The workspace's rows are whole 16-byte pairs whatever n is: its stores are pairs.
-    split_.emplace(tiled_.plan, tiles(), m(), n(), k(), tiled_.in_cluster,
-                   padded::padded_row<double>(n()));
+    route.split.emplace(chosen.plan, chosen.tiles_m * chosen.tiles_n, m(), n(), k(),
+                        chosen.in_cluster, padded::padded_row<double>(n()));
+    return route;
   }
 
-  void run() override {
-    const Tiling& t = tiled_.tiling;
-    note_launch(split_->grid(), dim3(static_cast<unsigned>(t.threads)));
-    const int cluster_splits = split_->cluster_splits();
-    double* const out = split_->output(c_.data());
+  void launch(const Route& route) {
+    const Tiling& t = route.tiled.tiling;
+    const split_k::SplitK<double>& split = *route.split;
+    note_launch(split.grid(), dim3(static_cast<unsigned>(t.threads)));
+    const int cluster_splits = split.cluster_splits();
+    double* const out = split.output(c_.data());
     const double* a = a_.data();
     const double* b = b_.data();
     std::int64_t lda = k(), ldb = n();
-    if (copies_) {
+    if (route.copies) {
       padded::copy_padded(a_rows_, b_rows_, gpu_info().sm_count, stream());
       a = a_rows_.data(), b = b_rows_.data(), lda = a_rows_.ld(), ldb = b_rows_.ld();
     }
-    const std::int64_t ldc = split_->output_ld();
+    const std::int64_t ldc = split.output_ld();
     if (cluster_splits > 1) {
       cudaLaunchAttribute cluster = cluster_of(cluster_splits);
-      const cudaLaunchConfig_t config = launch_config(t, split_->grid(), &cluster, stream());
+      const cudaLaunchConfig_t config = launch_config(t, split.grid(), &cluster, stream());
       RUNNER_CUDA_CHECK(cudaLaunchKernelEx(&config, t.kernel, a, b, out, m(), n(), k(), lda, ldb,
-                                           ldc, tiled_.tiles_m, tiled_.tiles_n,
-                                           split_->plan().k_chunk, cluster_splits));
+                                           ldc, route.tiled.tiles_m, route.tiled.tiles_n,
+                                           split.plan().k_chunk, cluster_splits));
     } else {
-      t.kernel<<<split_->grid(), t.threads, t.shared_bytes, stream()>>>(
-          a, b, out, m(), n(), k(), lda, ldb, ldc, tiled_.tiles_m, tiled_.tiles_n,
-          split_->plan().k_chunk, 0);
+      t.kernel<<<split.grid(), t.threads, t.shared_bytes, stream()>>>(
+          a, b, out, m(), n(), k(), lda, ldb, ldc, route.tiled.tiles_m, route.tiled.tiles_n,
+          split.plan().k_chunk, 0);
     }
     RUNNER_CUDA_CHECK_LAUNCH();
-    split_->reduce_into(c_.data(), gpu_info().sm_count, stream());
+    split.reduce_into(c_.data(), gpu_info().sm_count, stream());
   }
 
-  nlohmann::json extra_fields() const override {
-    nlohmann::json fields = CudaGemm<double>::extra_fields();
-    fields["vector_copies"] = vec_;
-    fields["k_step"] = tiled_.tiling.k_step;
-    fields["path"] = split_k::describe(tiled_.tiling.bm, tiled_.tiling.bn, split_->plan(),
-                                       split_->cluster_splits() > 1) +
-                     padded::describe_copies(a_rows_, b_rows_, copies_);
-    fields["k_splits"] = split_->plan().splits;
-    return fields;
+  std::string describe(const Route& route) const {
+    return split_k::describe(route.tiled.tiling.bm, route.tiled.tiling.bn, route.split->plan(),
+                             route.split->cluster_splits() > 1) +
+           padded::describe_copies(a_rows_, b_rows_, route.copies);
   }
-
- private:
-  std::int64_t tiles() const { return tiled_.tiles_m * tiled_.tiles_n; }
 
   padded::PaddedOperand<double> a_rows_, b_rows_;  // A (m×k) and B (k×n) as the kernel reads them
-  bool copies_ = false;                            // A or B is read from its padded copy
-  bool vec_ = false;
-  TiledProblem tiled_;
-  std::optional<split_k::SplitK<double>> split_;  // set once the tiling is chosen
+  int smem_optin_ = 0;  // the most shared memory a block may ask for on this device
+  Route route_;         // what runs
+  std::string choice_;  // how the route was chosen, where both were timed
 };
 
 }  // namespace

@@ -16,12 +16,15 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <string>
 
 #include "kernels/common/vector16.cuh"
 #include "runner/api/cuda/cuda_check.hpp"
 #include "runner/api/cuda/device_buffer.hpp"
+#include "runner/api/errors.hpp"
 
 namespace runner::kernels::gemm::padded {
 
@@ -136,6 +139,37 @@ std::string describe_copies(const PaddedOperand<T>& a, const PaddedOperand<T>& b
   if (!copies || (!a.needs_copy() && !b.needs_copy())) return "";
   const char* which = a.needs_copy() && b.needs_copy() ? "A and B" : a.needs_copy() ? "A" : "B";
   return std::string(", ") + which + " copied to 16-byte rows";
+}
+
+// How a GEMM whose A or B rows do not start on 16-byte boundaries loads them: its vector instance
+// on the padded copies, or its narrower instance (4-byte loads in `regtile`, 8-byte copies in
+// `dmma`) on the operands as they are. Neither wins everywhere: the copy is a launch and a pass
+// over A and B that a GEMM of a few µs does not repay, and that a large one does. So the variants
+// time both at set-up (cuda::fastest_launch); the variable `env` pins one, `vector` or `scalar`,
+// for A/B studies and for runs that must launch the same code everywhere.
+enum class Loads { vector, scalar };
+
+inline std::optional<Loads> pinned_loads(const char* env) {
+  const char* v = std::getenv(env);
+  if (!v || !*v) return std::nullopt;
+  const std::string s(v);
+  if (s == "vector") return Loads::vector;
+  if (s == "scalar") return Loads::scalar;
+  throw PointInvalid(std::string(env) + " is '" + s +
+                     "': vector or scalar (unset: the faster of the two, timed at set-up)");
+}
+
+// The record's `message` where both were timed: each path and its median.
+inline std::string timed_loads_message(int rounds, const std::string& vector_path, double vector_ms,
+                                       const std::string& scalar_path, double scalar_ms) {
+  const auto ms = [](double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, " %.4f ms", value);
+    return std::string(text);
+  };
+  return "loads timed at set-up (median of " + std::to_string(rounds) +
+         " cold launches each): " + vector_path + ms(vector_ms) + "; " + scalar_path +
+         ms(scalar_ms);
 }
 
 }  // namespace runner::kernels::gemm::padded

@@ -6,13 +6,10 @@
 // instance: the faster of the two on this GPU and problem, timed at set-up. The record's `path`
 // and `k_splits` say which, its `message` what the timing measured.
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -79,23 +76,11 @@ bool aligned16(const void* p) {
   return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
 }
 
-// How A and B are loaded where k or n is not a multiple of 4. Neither wins everywhere: on an H200
-// the scalar instance ran 3 to 9 points of cuBLAS ahead of the copies from 257³ to 511³ (the copy
-// is a launch and a pass over A and B that a GEMM of a few µs does not repay), level near 513³ to
-// 801³, and 4 to 6 points behind from 1000³ up (docs/performance.md, Log). So both are timed at
-// set-up. RUNNER_REGTILE_LOADS pins one: `vector` (the copies) or `scalar`.
-enum class Loads { vector, scalar };
+// Where k or n is not a multiple of 4 the copies and the scalar instance are timed at set-up
+// (padded::Loads). On an H200 the scalar instance ran 3 to 9 points of cuBLAS ahead from 257³ to
+// 511³, level near 513³ to 801³, 4 to 6 points behind from 1000³ up (docs/performance.md, Log).
 constexpr int kTimedLaunches = 5;  // of each candidate, at set-up
-
-std::optional<Loads> pinned_loads() {
-  const char* v = std::getenv("RUNNER_REGTILE_LOADS");
-  if (!v || !*v) return std::nullopt;
-  const std::string_view s(v);
-  if (s == "vector") return Loads::vector;
-  if (s == "scalar") return Loads::scalar;
-  throw PointInvalid("RUNNER_REGTILE_LOADS is '" + std::string(s) +
-                     "': vector or scalar (unset: the faster of the two, timed at set-up)");
-}
+constexpr const char* kPinLoads = "RUNNER_REGTILE_LOADS";
 
 template <class Tiles>
 class RegtileGemm final : public CudaGemm<float> {
@@ -111,8 +96,9 @@ class RegtileGemm final : public CudaGemm<float> {
     // instance reads it as it is (Loads). Without room for the copies the scalar instance runs.
     const bool aligned = aligned16(a_.data()) && aligned16(b_.data()) && aligned16(c_.data());
     const bool misaligned = a_rows_.needs_copy() || b_rows_.needs_copy();
-    const std::optional<Loads> pinned = pinned_loads();  // checked at every size
-    const bool copies = aligned && misaligned && pinned != Loads::scalar &&
+    const std::optional<padded::Loads> pinned =
+        padded::pinned_loads(kPinLoads);  // checked at every size
+    const bool copies = aligned && misaligned && pinned != padded::Loads::scalar &&
                         padded::allocate_copies(a_rows_, b_rows_);
     route_ = make_route(aligned && (copies || !misaligned), copies);
     if (copies && !pinned) {
@@ -120,9 +106,8 @@ class RegtileGemm final : public CudaGemm<float> {
       const std::vector<std::function<void()>> launches{[this] { launch(route_); },
                                                         [this, &scalar] { launch(scalar); }};
       const cuda::LaunchRanking ranking = cuda::fastest_launch(launches, stream(), kTimedLaunches);
-      choice_ = "loads timed at set-up (median of " + std::to_string(kTimedLaunches) +
-                " cold launches each): " + describe(route_) + format_ms(ranking.median_ms[0]) +
-                "; " + describe(scalar) + format_ms(ranking.median_ms[1]);
+      choice_ = padded::timed_loads_message(kTimedLaunches, describe(route_), ranking.median_ms[0],
+                                            describe(scalar), ranking.median_ms[1]);
       if (ranking.fastest == 1) {
         route_ = std::move(scalar);
         a_rows_.release();  // the copies are not read
@@ -207,12 +192,6 @@ class RegtileGemm final : public CudaGemm<float> {
                        padded::describe_copies(a_rows_, b_rows_, route.copies);
     if (!route.copies && (a_rows_.needs_copy() || b_rows_.needs_copy())) path += ", scalar loads";
     return path;
-  }
-
-  static std::string format_ms(double ms) {
-    char text[32];
-    std::snprintf(text, sizeof text, " %.4f ms", ms);
-    return text;
   }
 
   std::int64_t tiles_m_, tiles_n_;

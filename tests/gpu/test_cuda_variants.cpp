@@ -221,13 +221,12 @@ TEST_F(CudaVariants, DmmaTilesWithSmallTilesWhereLargeOnesLeaveSmsIdle) {
 // multiple of 4 floats or 2 doubles, B when n is not) to padded rows and run their vector kernel
 // on the copy (gemm_padded_operands.cuh): every combination verifies, k split or whole (in the
 // workspace, whose rows are padded too, or summed in a cluster), and the path says which operand
-// was copied. regtile, its loads pinned to `vector`, always copies (unpinned it times the copies
-// against its scalar instance: RegtileTimesScalarLoadsAgainstCopiedOperands); dmma copies only
-// where the copy pays (large problems: 2000 × 2003 × 2001 here), and runs its 8-byte instance on
-// the operands as they are elsewhere (513³ here).
+// was copied. Their loads are pinned to `vector` here, so they always copy (unpinned they time
+// the copies against their narrower instance: TunedGemmsTimeNarrowLoadsAgainstCopiedOperands).
 TEST_F(CudaVariants, TunedGemmsCopyMisalignedOperandsToPaddedRows) {
   const auto present = cuda_variants_of("gemm");
-  ScopedEnv vector_loads("RUNNER_REGTILE_LOADS", "vector");
+  ScopedEnv regtile_vector("RUNNER_REGTILE_LOADS", "vector"),
+      dmma_vector("RUNNER_DMMA_LOADS", "vector");
   int ran = 0;
   for (const auto& [variant, dtype, lanes] :
        {std::tuple{"regtile", "float", 4}, std::tuple{"dmma", "double", 2}}) {
@@ -240,7 +239,6 @@ TEST_F(CudaVariants, TunedGemmsCopyMisalignedOperandsToPaddedRows) {
            {m: 2000, n: 2003, k: 2001}, {m: 100, n: 98, k: 65539}, {m: 513, n: 513, k: 513},
            {m: 1, n: 1, k: 257}, {m: 300, n: 701, k: 511}]
 )";
-    std::set<bool> dmma_copied;  // of the points with an operand to copy
     run_verified(yaml, [&, lanes = lanes](const Point& p, const Record& r) {
       const bool copy_a = p.size->k % lanes != 0, copy_b = p.size->n % lanes != 0;
       const std::string path = r.value("path", "");
@@ -250,20 +248,13 @@ TEST_F(CudaVariants, TunedGemmsCopyMisalignedOperandsToPaddedRows) {
                                                     : "";
       const bool copied = path.find("copied") != std::string::npos;
       if (p.variant == "dmma") {
-        // Copied or not, the vector instance runs exactly where the kernel reads aligned rows.
-        EXPECT_EQ(r.value("vector_copies", false), expected.empty() || copied) << p.key();
-        if (!expected.empty()) dmma_copied.insert(copied);
-        if (!copied) return;
+        EXPECT_TRUE(r.value("vector_copies", false)) << p.key();
       }
       if (expected.empty())
         EXPECT_FALSE(copied) << p.key() << ": " << path;
       else
         EXPECT_NE(path.find(", " + expected), std::string::npos) << p.key() << ": " << path;
     });
-    if (std::string(variant) == "dmma") {
-      EXPECT_EQ(dmma_copied, (std::set<bool>{false, true})) << "dmma should copy at 2000 × 2003 "
-                                                               "× 2001 and not at 513³";
-    }
   }
   if (ran == 0) GTEST_SKIP() << "neither regtile nor dmma in this build";
 }
@@ -428,56 +419,69 @@ void expect_fastest_timed(const Point& p, const Record& r, const std::set<std::s
   EXPECT_EQ(fastest_timed(p, r, "tiles and form timed at set-up"), expected) << p.key();
 }
 
-// regtile where k or n is not a multiple of 4: pinned to `scalar` (RUNNER_REGTILE_LOADS), its
-// scalar instance reads A and B as they are; unpinned, that instance and the vector one on padded
-// copies are timed at set-up, the message lists both, the faster runs. Every point verifies, split
-// or not (its scalar instance stores vectors to the split-K workspace, scalars to an odd C). An
-// unknown pin makes the point invalid, at any size.
-TEST_F(CudaVariants, RegtileTimesScalarLoadsAgainstCopiedOperands) {
-  if (!cuda_variants_of("gemm").count("regtile")) GTEST_SKIP() << "regtile not built";
-  const std::string yaml = std::string("experiment: t\nkernel: gemm\n") + kRepeat + R"(
-sweeps:
-  - variant: regtile
-    dtype: float
+// regtile and dmma where k or n is not a multiple of 4 floats or 2 doubles: pinned to `scalar`
+// (RUNNER_REGTILE_LOADS, RUNNER_DMMA_LOADS), their narrower instance (4-byte loads, 8-byte
+// copies) reads A and B as they are; unpinned, it and the vector instance on padded copies are
+// timed at set-up, the message lists both, and the faster runs. Every point verifies, k split or
+// not. An unknown pin makes the point invalid, at any size.
+TEST_F(CudaVariants, TunedGemmsTimeNarrowLoadsAgainstCopiedOperands) {
+  const auto present = cuda_variants_of("gemm");
+  int ran = 0;
+  for (const auto& [variant, dtype, lanes, pin] :
+       {std::tuple{"regtile", "float", 4, "RUNNER_REGTILE_LOADS"},
+        std::tuple{"dmma", "double", 2, "RUNNER_DMMA_LOADS"}}) {
+    if (!present.count(variant)) continue;
+    ++ran;
+    SCOPED_TRACE(variant);
+    const std::string yaml = std::string("experiment: t\nkernel: gemm\n") + kRepeat +
+                             "sweeps:\n  - variant: " + variant + "\n    dtype: " + dtype + R"(
     size: [{m: 129, n: 131, k: 256}, {m: 131, n: 128, k: 257}, {m: 257, n: 133, k: 1021},
            {m: 3, n: 5, k: 7}, {m: 511, n: 511, k: 511}, {m: 100, n: 98, k: 65539},
            {m: 1023, n: 1023, k: 1023}, {m: 2000, n: 2003, k: 2001}, {m: 128, n: 128, k: 128}]
 )";
-  const auto misaligned = [](const Point& p) { return p.size->k % 4 != 0 || p.size->n % 4 != 0; };
-  {
-    ScopedEnv scalar("RUNNER_REGTILE_LOADS", "scalar");
+    const auto misaligned = [lanes = lanes](const Point& p) {
+      return p.size->k % lanes != 0 || p.size->n % lanes != 0;
+    };
+    // The narrower instance: regtile says so in its path, dmma in vector_copies.
+    const auto narrow = [](const Record& r) {
+      return r.value("path", "").ends_with(", scalar loads") ||
+             (r.contains("vector_copies") && r["vector_copies"].is_boolean() &&
+              !r["vector_copies"].get<bool>());
+    };
+    {
+      ScopedEnv scalar(pin, "scalar");
+      run_verified(yaml, [&](const Point& p, const Record& r) {
+        const std::string path = r.value("path", "");
+        EXPECT_EQ(path.find("copied"), std::string::npos) << p.key() << ": " << path;
+        EXPECT_EQ(narrow(r), misaligned(p)) << p.key() << ": " << path;
+        EXPECT_EQ(r.value("message", "").find("timed"), std::string::npos) << p.key();
+      });
+    }
     run_verified(yaml, [&](const Point& p, const Record& r) {
-      const std::string path = r.value("path", "");
-      EXPECT_EQ(path.find("copied"), std::string::npos) << p.key() << ": " << path;
-      EXPECT_EQ(path.ends_with(", scalar loads"), misaligned(p)) << p.key() << ": " << path;
-      EXPECT_EQ(r.value("message", "").find("timed"), std::string::npos) << p.key();
+      const std::string path = r.value("path", ""), message = r.value("message", "");
+      if (!misaligned(p)) {
+        EXPECT_EQ(message.find("timed"), std::string::npos) << p.key() << ": " << message;
+        EXPECT_FALSE(narrow(r)) << p.key() << ": " << path;
+        return;
+      }
+      const std::set<std::string> listed = fastest_timed(p, r, "loads timed at set-up");
+      ASSERT_EQ(listed.size(), 2u) << p.key() << ": " << message;
+      int copied = 0;
+      for (const std::string& candidate : listed)
+        copied += candidate.find("copied to 16-byte rows") != std::string::npos;
+      EXPECT_EQ(copied, 1) << p.key() << ": " << message;
+      EXPECT_EQ(narrow(r), path.find("copied") == std::string::npos) << p.key() << ": " << path;
     });
-  }
-  run_verified(yaml, [&](const Point& p, const Record& r) {
-    const std::string path = r.value("path", ""), message = r.value("message", "");
-    if (!misaligned(p)) {
-      EXPECT_EQ(message.find("timed"), std::string::npos) << p.key() << ": " << message;
-      EXPECT_EQ(path.find("scalar"), std::string::npos) << p.key() << ": " << path;
-      return;
+    ScopedEnv unknown(pin, "fastest");
+    const ExperimentSpec spec = parse_config(yaml, "test.yaml");
+    for (const Point& p : expand(spec, Registry::instance())) {
+      const Record r = run_point(spec, p, Registry::instance());
+      EXPECT_EQ(r.value("status", ""), "invalid") << p.key();
+      EXPECT_NE(r.value("message", "").find(std::string(pin) + " is 'fastest'"), std::string::npos)
+          << r.value("message", "");
     }
-    const std::set<std::string> listed = fastest_timed(p, r, "loads timed at set-up");
-    ASSERT_EQ(listed.size(), 2u) << p.key() << ": " << message;
-    int copied = 0, scalar = 0;
-    for (const std::string& candidate : listed) {
-      copied += candidate.find("copied to 16-byte rows") != std::string::npos;
-      scalar += candidate.ends_with(", scalar loads");
-    }
-    EXPECT_EQ(copied, 1) << p.key() << ": " << message;
-    EXPECT_EQ(scalar, 1) << p.key() << ": " << message;
-  });
-  ScopedEnv unknown("RUNNER_REGTILE_LOADS", "fastest");
-  const ExperimentSpec spec = parse_config(yaml, "test.yaml");
-  for (const Point& p : expand(spec, Registry::instance())) {
-    const Record r = run_point(spec, p, Registry::instance());
-    EXPECT_EQ(r.value("status", ""), "invalid") << p.key();
-    EXPECT_NE(r.value("message", "").find("RUNNER_REGTILE_LOADS is 'fastest'"), std::string::npos)
-        << r.value("message", "");
   }
+  if (ran == 0) GTEST_SKIP() << "neither regtile nor dmma in this build";
 }
 
 // shared_reg at every filter side and n mod 4, tiles inside the image and on its border, n within 3
