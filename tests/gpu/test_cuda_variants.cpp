@@ -200,7 +200,8 @@ TEST_F(CudaVariants, DmmaSumsSplitsInAClusterWhereItCan) {
 
 // dmma tiles C with 64×64 tiles where 128×128 ones leave SMs idle (1200³: 100 such tiles, 361 of
 // 64×64), and with 128×128 where those fill the GPU many times over (4096³), in the model of
-// gemm_dmma.cu; both verify, at odd sizes too (the 8-byte copies), and the path says which ran.
+// gemm_dmma.cu; both verify, at odd sizes too (with the loads the timing chose), and the path says
+// which ran.
 TEST_F(CudaVariants, DmmaTilesWithSmallTilesWhereLargeOnesLeaveSmsIdle) {
   if (!cuda_variants_of("gemm").count("dmma")) GTEST_SKIP() << "dmma not built";
   const std::string yaml = std::string("experiment: t\nkernel: gemm\n") + kRepeat +
