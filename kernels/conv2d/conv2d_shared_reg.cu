@@ -123,7 +123,6 @@ enum class Form { grid, persistent };
 // 256x16 the tile shape, where they exist (elsewhere the grid, the 128 × 32 tiles): for A/B
 // studies, and for runs that must launch the same code on every machine.
 constexpr int kMaxPersistent = 9;  // the widest filter the persistent kernel is compiled for
-constexpr int kTimedLaunches = 5;  // of each candidate, at set-up
 
 std::optional<Form> pinned_form() {
   const char* v = std::getenv("RUNNER_CONV2D_FORM");
@@ -282,9 +281,9 @@ class SharedReg final : public CudaConv2dBase {
     if (candidates_.size() > 1) {
       std::vector<std::function<void()>> launches;
       for (const Candidate& c : candidates_) launches.emplace_back([this, c] { launch(c); });
-      const cuda::LaunchRanking ranking = cuda::fastest_launch(launches, stream(), kTimedLaunches);
+      const cuda::LaunchRanking ranking = cuda::fastest_launch(launches, stream(), point.measure);
       chosen_ = ranking.fastest;
-      choice_ = fmt_choice(ranking.median_ms);
+      choice_ = fmt_choice(ranking);
     }
   }
 
@@ -346,12 +345,11 @@ class SharedReg final : public CudaConv2dBase {
 
   // "tiles and form timed at set-up (median of 5 cold launches each): registers, 32-row tiles
   // 0.0123 ms; registers, 32-row tiles, persistent 0.0101 ms": each candidate's path and median.
-  std::string fmt_choice(const std::vector<double>& median_ms) const {
-    std::string text = "tiles and form timed at set-up (median of " +
-                       std::to_string(kTimedLaunches) + " cold launches each): ";
+  std::string fmt_choice(const cuda::LaunchRanking& ranking) const {
+    std::string text = "tiles and form timed at set-up (" + ranking.rounds_text() + "): ";
     for (std::size_t i = 0; i < candidates_.size(); ++i) {
       char ms[32];
-      std::snprintf(ms, sizeof ms, " %.4f ms", median_ms[i]);
+      std::snprintf(ms, sizeof ms, " %.4f ms", ranking.median_ms[i]);
       text += (i ? "; " : "") + path_of(candidates_[i]) + ms;
     }
     return text;

@@ -10,7 +10,6 @@
 // The record's `path`, `k_splits` and `vector_copies` say how, its `message` what was timed.
 #include <algorithm>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -21,8 +20,8 @@
 #include "kernels/gemm/gemm_dmma.cuh"
 #include "kernels/gemm/gemm_padded_operands.cuh"
 #include "kernels/gemm/gemm_split_k.cuh"
+#include "kernels/gemm/gemm_timed_routes.cuh"
 #include "runner/api/cuda/cuda_check.hpp"
-#include "runner/api/cuda/fastest_launch.hpp"
 #include "runner/api/cuda/residency.hpp"
 #include "runner/api/errors.hpp"
 #include "runner/api/gpu_info.hpp"
@@ -43,7 +42,6 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
 // the modelled copy costs less than 23 % of the 8-byte instance's modelled time, fitted on an
 // H200) copied from about 1500³ up; the copies lost below that (1023³ 76.5 against 81.0 % of
 // cuBLAS, 511³ 68.7 / 76.4) and won above (1501³ 87.1 / 83.1, 4095 × 4097 × 4099 108 %).
-constexpr int kTimedLaunches = 5;  // of each candidate, at set-up
 constexpr const char* kPinLoads = "RUNNER_DMMA_LOADS";
 
 // Checked before any device memory is allocated.
@@ -211,6 +209,7 @@ class DmmaGemm final : public CudaGemm<double> {
       : CudaGemm<double>(require_dmma(point), std::move(problem)),
         a_rows_(a_.data(), m(), k()),
         b_rows_(b_.data(), k(), n()) {
+    require_mma_image();
     // 16-byte copies need A's and B's rows on 16-byte boundaries (k and n even) and 16-byte
     // aligned matrices: where k or n is odd that operand is copied to padded rows first, or the
     // 8-byte instance reads it as it is, the faster of the two timed at set-up (padded::Loads).
@@ -227,19 +226,15 @@ class DmmaGemm final : public CudaGemm<double> {
     RUNNER_CUDA_CHECK(cudaGetDevice(&device));
     RUNNER_CUDA_CHECK(
         cudaDeviceGetAttribute(&smem_optin_, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    route_ = make_route(aligned_all && (copies || !misaligned), copies);
-    if (copies && !pinned) {
-      Route narrow = make_route(false, false);
-      const std::vector<std::function<void()>> launches{[this] { launch(route_); },
-                                                        [this, &narrow] { launch(narrow); }};
-      const cuda::LaunchRanking ranking = cuda::fastest_launch(launches, stream(), kTimedLaunches);
-      choice_ = padded::timed_loads_message(kTimedLaunches, describe(route_), ranking.median_ms[0],
-                                            describe(narrow), ranking.median_ms[1]);
-      if (ranking.fastest == 1) {
-        route_ = std::move(narrow);
-        a_rows_.release();  // the copies are not read
-        b_rows_.release();
-      }
+    std::vector<Route> routes;
+    routes.push_back(make_route(aligned_all && (copies || !misaligned), copies));
+    if (copies && !pinned) routes.push_back(make_route(false, false));
+    route_ = fastest_route(
+        std::move(routes), "loads", stream(), point.measure, [this](const Route& r) { launch(r); },
+        [this](const Route& r) { return describe(r); }, choice_);
+    if (!route_.copies) {  // the copies are not read
+      a_rows_.release();
+      b_rows_.release();
     }
   }
 
@@ -265,6 +260,20 @@ class DmmaGemm final : public CudaGemm<double> {
     std::optional<split_k::SplitK<double>> split;
   };
 
+  // The kernel image this device runs must be sm_80 or later: built for an older arch only, the
+  // kernel body is compiled out (gemm_dmma.cuh) and would leave C unwritten. (Every instance
+  // comes from this file's one compilation: one of them tells.)
+  static void require_mma_image() {
+    cudaFuncAttributes attr{};
+    RUNNER_CUDA_CHECK(cudaFuncGetAttributes(
+        &attr, reinterpret_cast<const void*>(dmma::dmma_kernel<dmma::DefaultConfig, true>)));
+    // (ptxVersion: a JIT-compiled image keeps the arch of the PTX it came from.)
+    if (attr.binaryVersion < 80 || (attr.ptxVersion > 0 && attr.ptxVersion < 80))
+      throw PointSkipped("dmma was built without an sm_80+ image for this device (binary " +
+                         std::to_string(attr.binaryVersion) + ", PTX " +
+                         std::to_string(attr.ptxVersion) + "): FP64 mma is compiled out");
+  }
+
   Route make_route(bool vec, bool copies) {
     Route route;
     route.vec = vec;
@@ -273,15 +282,9 @@ class DmmaGemm final : public CudaGemm<double> {
         tiling_of<dmma::DefaultConfig, dmma::LargeSmemConfig>(vec, smem_optin_, 1.0);
     const Tiling small = tiling_of<dmma::SmallTileConfig, dmma::SmallTileConfig>(
         vec, smem_optin_, kSmallTileModelFactor);
-    // The kernel image this device runs must be sm_80 or later: built for an older arch only, the
-    // kernel body is compiled out (gemm_dmma.cuh) and would leave C unwritten.
+    // (Per route: the two instances' registers differ, and the cost model reads them.)
     cudaFuncAttributes attr{};
     RUNNER_CUDA_CHECK(cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(large.kernel)));
-    // (ptxVersion: a JIT-compiled image keeps the arch of the PTX it came from.)
-    if (attr.binaryVersion < 80 || (attr.ptxVersion > 0 && attr.ptxVersion < 80))
-      throw PointSkipped("dmma was built without an sm_80+ image for this device (binary " +
-                         std::to_string(attr.binaryVersion) + ", PTX " +
-                         std::to_string(attr.ptxVersion) + "): FP64 mma is compiled out");
     // Above 48 KiB of dynamic shared memory: require_launchable raises the kernel's limit.
     for (const Tiling* t : {&large, &small})
       cuda::require_launchable(BlockShape{t->threads, 1}, t->shared_bytes,

@@ -16,7 +16,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
 #include <optional>
 #include <string>
@@ -145,7 +144,7 @@ std::string describe_copies(const PaddedOperand<T>& a, const PaddedOperand<T>& b
 // on the padded copies, or its narrower instance (4-byte loads in `regtile`, 8-byte copies in
 // `dmma`) on the operands as they are. Neither wins everywhere: the copy is a launch and a pass
 // over A and B that a GEMM of a few µs does not repay, and that a large one does. So the variants
-// time both at set-up (cuda::fastest_launch); the variable `env` pins one, `vector` or `scalar`,
+// time both at set-up (gemm_timed_routes.cuh); the variable `env` pins one, `vector` or `scalar`,
 // for A/B studies and for runs that must launch the same code everywhere.
 enum class Loads { vector, scalar };
 
@@ -157,19 +156,6 @@ inline std::optional<Loads> pinned_loads(const char* env) {
   if (s == "scalar") return Loads::scalar;
   throw PointInvalid(std::string(env) + " is '" + s +
                      "': vector or scalar (unset: the faster of the two, timed at set-up)");
-}
-
-// The record's `message` where both were timed: each path and its median.
-inline std::string timed_loads_message(int rounds, const std::string& vector_path, double vector_ms,
-                                       const std::string& scalar_path, double scalar_ms) {
-  const auto ms = [](double value) {
-    char text[32];
-    std::snprintf(text, sizeof text, " %.4f ms", value);
-    return std::string(text);
-  };
-  return "loads timed at set-up (median of " + std::to_string(rounds) +
-         " cold launches each): " + vector_path + ms(vector_ms) + "; " + scalar_path +
-         ms(scalar_ms);
 }
 
 }  // namespace runner::kernels::gemm::padded

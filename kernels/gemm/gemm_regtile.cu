@@ -1,15 +1,18 @@
 // Launch side of the `regtile` variant (FP32 SIMT GEMM with register tiles; the kernel template
-// and its design are in gemm_regtile.cuh). The tiling is tuned and fixed (regtile::Regtile): the
+// and its design are in gemm_regtile.cuh). The tilings are tuned and fixed (regtile::Regtile,
+// 128×128, and two of 64×64 where C has few 128×128 tiles, the fastest timed at set-up): the
 // variant has no block axis. Where C has too few tiles to fill the GPU (small or deep-K problems)
 // k is split (gemm_split_k.cuh); where k or n is not a multiple of 4, A or B is copied to 16-byte
 // rows (gemm_padded_operands.cuh) for the float4 loads, or read as it is by the scalar-load
-// instance: the faster of the two on this GPU and problem, timed at set-up. The record's `path`
-// and `k_splits` say which, its `message` what the timing measured.
+// instance: the faster of the two on this GPU and problem, timed at set-up with the tilings. The
+// record's `path` and `k_splits` say which, its `message` what the timing measured.
+#include <algorithm>
 #include <cstdint>
-#include <functional>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -17,8 +20,8 @@
 #include "kernels/gemm/gemm_padded_operands.cuh"
 #include "kernels/gemm/gemm_regtile.cuh"
 #include "kernels/gemm/gemm_split_k.cuh"
+#include "kernels/gemm/gemm_timed_routes.cuh"
 #include "runner/api/cuda/cuda_check.hpp"
-#include "runner/api/cuda/fastest_launch.hpp"
 #include "runner/api/cuda/residency.hpp"
 #include "runner/api/errors.hpp"
 #include "runner/api/gpu_info.hpp"
@@ -58,12 +61,18 @@ const Point& require_grid(const Point& point) {
 // sizes (256³: 8 splits, 8.8 µs against 11.5 with 4). With these figures the plan's split runs
 // at 96 % or more of the speed of the fastest of splits 1–8, each forced, at 30 problems from 256³
 // to 2048 × 2560 × 4096 (77 % or more before; docs/performance.md, Log).
+//
+// The 64×64 tilings (regtile::RegtileSmall, RegtileSmallPair) ran their k-steps 15 % slower than
+// that rate scaled (H200, 1000³ to 2560³ with every slot busy: 0.41–0.45 µs a block-step, 4 blocks
+// an SM, against 0.36 modelled): model_factor 1.15. A lone block of them took 0.50–0.57 of a full
+// wave's k-step (513³, 640³), as Regtile's does.
 template <class Tiles>
-split_k::CostModel cost_model(const void* kernel) {
+split_k::CostModel cost_model(const void* kernel, double model_factor) {
   const cuda::Residency resident = cuda::residency(kernel, Tiles::kThreads, 0);
   split_k::CostModel cost;
   cost.slots = resident.blocks;
-  cost.step_us = 2.9 * (double{Tiles::BM} * Tiles::BN * Tiles::BK / (128.0 * 128 * 16)) *
+  cost.step_us = 2.9 * model_factor *
+                 (double{Tiles::BM} * Tiles::BN * Tiles::BK / (128.0 * 128 * 16)) *
                  (resident.per_sm / 2.0);
   cost.bytes_per_us = 3.0e6;
   cost.sms = resident.per_sm > 0 ? resident.blocks / resident.per_sm : 0;
@@ -76,19 +85,77 @@ bool aligned16(const void* p) {
   return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
 }
 
+using Kernel = void (*)(const float*, const float*, float*, std::int64_t, std::int64_t,
+                        std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                        std::int64_t, std::int64_t);
+
+// One tiling the variant can run a problem with: its kernel instances and what their launch and
+// split-K plan need.
+struct TileKernels {
+  const char* name = "";  // in the record's path ("64x64 tiles, split-K 3") and the pin
+  int bm = 0, bn = 0, bk = 0, threads = 0;
+  Kernel instance[2][2] = {};  // [16-byte loads][16-byte stores]
+  split_k::CostModel (*cost_model)(const void* kernel, double model_factor) = nullptr;
+  double model_factor = 1;
+
+  split_k::CostModel cost(Kernel kernel) const {
+    return cost_model(reinterpret_cast<const void*>(kernel), model_factor);
+  }
+};
+
+template <class Tiles>
+TileKernels tile_kernels(const char* name, double model_factor) {
+  TileKernels t;
+  t.name = name;
+  t.model_factor = model_factor;
+  t.bm = Tiles::BM, t.bn = Tiles::BN, t.bk = Tiles::BK, t.threads = Tiles::kThreads;
+  t.instance[0][0] = regtile::regtile_kernel<Tiles, false, false>;
+  t.instance[0][1] = regtile::regtile_kernel<Tiles, false, true>;
+  t.instance[1][0] = regtile::regtile_kernel<Tiles, true, false>;
+  t.instance[1][1] = regtile::regtile_kernel<Tiles, true, true>;
+  t.cost_model = cost_model<Tiles>;
+  return t;
+}
+
+// The tilings, largest first. The 64×64 ones are timed beside the 128×128 where C has fewer
+// 128×128 tiles than two waves of the GPU's resident blocks (264 on an H100 or H200, up to about
+// 2900²): there a C whose sides are not multiples of 128 leaves much of the last tile row and
+// column empty, and few tiles fill the SMs only by splitting k. From two waves up the large
+// tiles' edges are a few per cent of the work, and the small ones reuse each loaded value half as
+// often (2560³ on an H200: 128×128 91 % of cuBLAS, the 64×64 ones 84–86 %).
+const std::vector<TileKernels>& tilings() {
+  static const std::vector<TileKernels> all{
+      tile_kernels<regtile::Regtile>("128x128", 1.0),
+      tile_kernels<regtile::RegtileSmall>("64x64", 1.15),
+      tile_kernels<regtile::RegtileSmallPair>("64x64-2w", 1.15)};
+  return all;
+}
+constexpr std::int64_t kSmallTileWaves = 2;
+
 // Where k or n is not a multiple of 4 the copies and the scalar instance are timed at set-up
 // (padded::Loads). On an H200 the scalar instance ran 3 to 9 points of cuBLAS ahead from 257³ to
 // 511³, level near 513³ to 801³, 4 to 6 points behind from 1000³ up (docs/performance.md, Log).
-constexpr int kTimedLaunches = 5;  // of each candidate, at set-up
 constexpr const char* kPinLoads = "RUNNER_REGTILE_LOADS";
+// RUNNER_REGTILE_TILES=128x128, 64x64 or 64x64-2w pins the tiling (checked at every size).
+constexpr const char* kPinTiles = "RUNNER_REGTILE_TILES";
 
-template <class Tiles>
+const TileKernels* pinned_tiling() {
+  const char* v = std::getenv(kPinTiles);
+  if (!v || !*v) return nullptr;
+  std::string names;
+  const std::vector<TileKernels>& all = tilings();
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (all[i].name == std::string_view(v)) return &all[i];
+    names += std::string(i == 0 ? "" : i + 1 == all.size() ? " or " : ", ") + all[i].name;
+  }
+  throw PointInvalid(std::string(kPinTiles) + " is '" + v + "': " + names +
+                     " (unset: timed at set-up where C has few tiles)");
+}
+
 class RegtileGemm final : public CudaGemm<float> {
  public:
   RegtileGemm(const Point& point, std::shared_ptr<const Problem> problem)
-      : CudaGemm<float>(require_grid<Tiles>(point), std::move(problem)),
-        tiles_m_(ceil_div(m(), Tiles::BM)),
-        tiles_n_(ceil_div(n(), Tiles::BN)),
+      : CudaGemm<float>(require_grid<regtile::Regtile>(point), std::move(problem)),
         a_rows_(a_.data(), m(), k()),
         b_rows_(b_.data(), k(), n()) {
     // float4 loads need every row of A (k floats) and B (n floats) on a 16-byte boundary: where k
@@ -96,23 +163,41 @@ class RegtileGemm final : public CudaGemm<float> {
     // instance reads it as it is (Loads). Without room for the copies the scalar instance runs.
     const bool aligned = aligned16(a_.data()) && aligned16(b_.data()) && aligned16(c_.data());
     const bool misaligned = a_rows_.needs_copy() || b_rows_.needs_copy();
-    const std::optional<padded::Loads> pinned =
-        padded::pinned_loads(kPinLoads);  // checked at every size
-    const bool copies = aligned && misaligned && pinned != padded::Loads::scalar &&
+    const std::optional<padded::Loads> pinned_loads = padded::pinned_loads(kPinLoads);
+    const TileKernels* pinned_tiles = pinned_tiling();  // both checked at every size
+    const bool copies = aligned && misaligned && pinned_loads != padded::Loads::scalar &&
                         padded::allocate_copies(a_rows_, b_rows_);
-    route_ = make_route(aligned && (copies || !misaligned), copies);
-    if (copies && !pinned) {
-      Route scalar = make_route(false, false);
-      const std::vector<std::function<void()>> launches{[this] { launch(route_); },
-                                                        [this, &scalar] { launch(scalar); }};
-      const cuda::LaunchRanking ranking = cuda::fastest_launch(launches, stream(), kTimedLaunches);
-      choice_ = padded::timed_loads_message(kTimedLaunches, describe(route_), ranking.median_ms[0],
-                                            describe(scalar), ranking.median_ms[1]);
-      if (ranking.fastest == 1) {
-        route_ = std::move(scalar);
-        a_rows_.release();  // the copies are not read
-        b_rows_.release();
-      }
+    const bool both_loads = copies && !pinned_loads;
+
+    std::vector<const TileKernels*> timed_tilings;
+    if (pinned_tiles) {
+      if (ceil_div(m(), pinned_tiles->bm) * ceil_div(n(), pinned_tiles->bn) > kMaxGridX)
+        throw PointInvalid("size " + to_string(*point.size) + " needs more than 2^31-1 blocks of " +
+                           pinned_tiles->name + " tiles");
+      timed_tilings.push_back(pinned_tiles);
+    } else {
+      const TileKernels& large = tilings().front();
+      const std::int64_t large_tiles = ceil_div(m(), large.bm) * ceil_div(n(), large.bn);
+      const std::int64_t slots = large.cost(large.instance[1][1]).slots;
+      for (const TileKernels& t : tilings())
+        if (&t == &large || (large_tiles < kSmallTileWaves * slots &&
+                             ceil_div(m(), t.bm) * ceil_div(n(), t.bn) <= kMaxGridX))
+          timed_tilings.push_back(&t);
+    }
+    std::vector<Route> routes;
+    for (const TileKernels* t : timed_tilings) {
+      routes.push_back(make_route(*t, aligned && (copies || !misaligned), copies));
+      if (both_loads) routes.push_back(make_route(*t, false, false));
+    }
+    const std::string what = timed_tilings.size() == 1 ? "loads"
+                             : both_loads              ? "tiles and loads"
+                                                       : "tiles";
+    route_ = fastest_route(
+        std::move(routes), what, stream(), point.measure, [this](const Route& r) { launch(r); },
+        [this](const Route& r) { return describe(r); }, choice_);
+    if (!route_.copies) {  // the copies are not read
+      a_rows_.release();
+      b_rows_.release();
     }
   }
 
@@ -127,13 +212,12 @@ class RegtileGemm final : public CudaGemm<float> {
   }
 
  private:
-  using Kernel = void (*)(const float*, const float*, float*, std::int64_t, std::int64_t,
-                          std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
-                          std::int64_t, std::int64_t);
-  // One way to run the problem: the kernel instance, whether A and B are read from their padded
-  // copies, and the split of k planned for that instance.
+  // One way to run the problem: the tiling and its kernel instance, whether A and B are read from
+  // their padded copies, and the split of k planned for that instance.
   struct Route {
+    const TileKernels* tiling = nullptr;
     Kernel kernel = nullptr;
+    std::int64_t tiles_m = 0, tiles_n = 0;
     bool copies = false;
     std::optional<split_k::SplitK<float>> split;
   };
@@ -141,23 +225,19 @@ class RegtileGemm final : public CudaGemm<float> {
   // float4 loads (on A and B as they are, or on their copies) or scalar ones; float4 stores where
   // the rows the kernel writes start on 16-byte boundaries: C's where n % 4 == 0, the split-K
   // workspace's always (gemm_split_k.cuh, SplitK).
-  Route make_route(bool vec_loads, bool copies) {
+  Route make_route(const TileKernels& t, bool vec_loads, bool copies) {
     Route route;
+    route.tiling = &t;
     route.copies = copies;
-    const Kernel planned = vec_loads ? regtile::regtile_kernel<Tiles, true, true>
-                                     : regtile::regtile_kernel<Tiles, false, false>;
-    route.split.emplace(cost_model<Tiles>(reinterpret_cast<const void*>(planned)),
-                        tiles_m_ * tiles_n_, m(), n(), k(), Tiles::BK,
+    route.tiles_m = ceil_div(m(), t.bm);
+    route.tiles_n = ceil_div(n(), t.bn);
+    const Kernel planned = t.instance[vec_loads][vec_loads];
+    route.split.emplace(t.cost(planned), route.tiles_m * route.tiles_n, m(), n(), k(), t.bk,
                         padded::padded_row<float>(n()));
     const bool vec_stores =
         aligned16(route.split->output(c_.data())) && route.split->output_ld() % 4 == 0;
-    if (vec_loads)
-      route.kernel = vec_stores ? regtile::regtile_kernel<Tiles, true, true>
-                                : regtile::regtile_kernel<Tiles, true, false>;
-    else
-      route.kernel = vec_stores ? regtile::regtile_kernel<Tiles, false, true>
-                                : regtile::regtile_kernel<Tiles, false, false>;
-    cuda::require_launchable(BlockShape{Tiles::kThreads, 1}, 0,
+    route.kernel = t.instance[vec_loads][vec_stores];
+    cuda::require_launchable(BlockShape{t.threads, 1}, 0,
                              reinterpret_cast<const void*>(route.kernel));
     return route;
   }
@@ -172,36 +252,36 @@ class RegtileGemm final : public CudaGemm<float> {
       a = a_rows_.data(), b = b_rows_.data(), lda = a_rows_.ld(), ldb = b_rows_.ld();
     }
     const split_k::SplitK<float>& split = *route.split;
-    note_launch(split.grid(), dim3(Tiles::kThreads));
+    const dim3 block(static_cast<unsigned>(route.tiling->threads));
+    note_launch(split.grid(), block);
     float* const out = split.output(c_.data());
     const std::int64_t ldc = split.output_ld();
     const std::int64_t k_chunk = split.plan().k_chunk;
     if (route.copies) {  // the GEMM's launch overlaps the copy's end (dependent_launch.cuh)
-      launch_dependent(route.kernel, split.grid(), dim3(Tiles::kThreads), 0, stream(), a, b, out,
-                       m(), n(), k(), lda, ldb, ldc, tiles_m_, tiles_n_, k_chunk);
+      launch_dependent(route.kernel, split.grid(), block, 0, stream(), a, b, out, m(), n(), k(),
+                       lda, ldb, ldc, route.tiles_m, route.tiles_n, k_chunk);
     } else {
-      route.kernel<<<split.grid(), Tiles::kThreads, 0, stream()>>>(
-          a, b, out, m(), n(), k(), lda, ldb, ldc, tiles_m_, tiles_n_, k_chunk);
+      route.kernel<<<split.grid(), block, 0, stream()>>>(a, b, out, m(), n(), k(), lda, ldb, ldc,
+                                                         route.tiles_m, route.tiles_n, k_chunk);
       RUNNER_CUDA_CHECK_LAUNCH();
     }
     split.reduce_into(c_.data(), sms, stream());
   }
 
   std::string describe(const Route& route) const {
-    std::string path = split_k::describe(Tiles::BM, Tiles::BN, route.split->plan()) +
+    std::string path = split_k::describe(route.tiling->name, route.split->plan()) +
                        padded::describe_copies(a_rows_, b_rows_, route.copies);
     if (!route.copies && (a_rows_.needs_copy() || b_rows_.needs_copy())) path += ", scalar loads";
     return path;
   }
 
-  std::int64_t tiles_m_, tiles_n_;
   padded::PaddedOperand<float> a_rows_, b_rows_;  // A (m×k) and B (k×n) as the kernel reads them
   Route route_;                                   // what runs
-  std::string choice_;                            // how the route was chosen, where both were timed
+  std::string choice_;                            // how the route was chosen, where timed
 };
 
 }  // namespace
 
-RUNNER_FACTORY(regtile, make_workload<RegtileGemm<regtile::Regtile>>);
+RUNNER_FACTORY(regtile, make_workload<RegtileGemm>);
 
 }  // namespace runner::kernels::gemm

@@ -68,6 +68,18 @@ struct Tiling {
 // blocks at the mid sizes where an H100's 132 SMs are not filled.
 using Regtile = Tiling<128, 128, 16, 4, 2, 8, 8, 2, true>;
 
+// The smaller tiles the variant also times where C has few 128×128 tiles (gemm_regtile.cu): a
+// 513-wide C has a fifth row and column of 128×128 tiles 1 wide, 56 % more tile area than C; of
+// 64×64 tiles, 26 %. Two shapes of block, each ahead of the other somewhere (H200, one run):
+//  - RegtileSmall: 4 warps of 32×32, 8×4 outputs a thread, 4 blocks an SM (1000³: 78.8 % of
+//    cuBLAS against 63.3 % with the other, 257³ 88.6 / 76.9, 1200³ 93.6 / 80.3);
+//  - RegtileSmallPair: 2 warps of 32×64, Regtile's 8×8 outputs a thread, 6 blocks an SM (513³
+//    76.4 % against 62.1, 300 × 700 × 511 80.7 / 67.9, 800 × 800 × 3000 98.5 / 92.5).
+// (Eight blocks of the pair an SM, 128 registers a thread, spilled and ran at 28–78 %; 128 × 64
+// and 64 × 128 tiles of 4 warps won at no problem but 2047 × 2049 × 2051, by 0.1 points.)
+using RegtileSmall = Tiling<64, 64, 16, 2, 2, 8, 4, 4, true>;
+using RegtileSmallPair = Tiling<64, 64, 16, 2, 1, 8, 8, 6, true>;
+
 // Top-left corner of the C tile of block `block`, blocks grouped by kGroup tile rows.
 struct TileOrigin {
   std::int64_t row0, col0;

@@ -119,11 +119,15 @@ inline Plan plan(const CostModel& cost, std::int64_t tiles, std::int64_t m, std:
 
 // For the record's `path`: "128x128 tiles", "128x128 tiles, split-K 4" or, where the splits are
 // added in a thread-block cluster (SplitK), "128x128 tiles, split-K 2 summed in a cluster".
-inline std::string describe(int bm, int bn, const Plan& p, bool in_cluster = false) {
-  std::string s = std::to_string(bm) + "x" + std::to_string(bn) + " tiles";
+// `tiles` names a tiling where its sides alone do not ("64x64-2w").
+inline std::string describe(const std::string& tiles, const Plan& p, bool in_cluster = false) {
+  std::string s = tiles + " tiles";
   if (p.splits > 1) s += ", split-K " + std::to_string(p.splits);
   if (p.splits > 1 && in_cluster) s += " summed in a cluster";
   return s;
+}
+inline std::string describe(int bm, int bn, const Plan& p, bool in_cluster = false) {
+  return describe(std::to_string(bm) + "x" + std::to_string(bn), p, in_cluster);
 }
 
 #ifdef __CUDACC__

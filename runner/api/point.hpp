@@ -5,6 +5,7 @@
 
 #include "runner/api/axis.hpp"
 #include "runner/api/dtype.hpp"
+#include "runner/api/measure_mode.hpp"
 
 namespace runner {
 
@@ -25,6 +26,10 @@ struct Point {
   // `gpu_mode: each`: the GPU of the run (its index among the run's GPUs) this copy of the point
   // runs on; part of the key, the id and the problem key. Unset otherwise.
   std::optional<int> gpu;
+  // The cache state its samples are taken in (`measure:`, or the kernel's default), set by the
+  // runner before the workload is built: a variant that times its own code paths at set-up
+  // (cuda::fastest_launch) ranks them as they will be measured. Not part of the key.
+  MeasureMode measure = MeasureMode::cold;
 
   // Canonical text of every set axis, e.g. "gemm/omp_blocked dtype=float size=64x64x64 threads=2".
   // Stable across releases: ids are derived from it.

@@ -166,11 +166,13 @@ Record measure_point(const ExperimentSpec& spec, const Point& point, const Regis
   try {
     const auto setup_start = std::chrono::steady_clock::now();
     auto problem = problem_cache().get(*kernel, point, spec.seed);
-    auto workload = variant->factory(point, problem);
-    r["setup_s"] =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_start).count();
     MeasureOptions how;
     how.mode = spec.measure.value_or(kernel->measure_mode());
+    Point built = point;  // outlives the workload, which may keep a reference to it
+    built.measure = how.mode;
+    auto workload = variant->factory(built, problem);
+    r["setup_s"] =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_start).count();
     if (is_gpu(variant->backend))
       how.monitor = gpu_monitor();
     else

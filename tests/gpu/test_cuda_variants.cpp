@@ -424,9 +424,11 @@ void expect_fastest_timed(const Point& p, const Record& r, const std::set<std::s
 // (RUNNER_REGTILE_LOADS, RUNNER_DMMA_LOADS), their narrower instance (4-byte loads, 8-byte
 // copies) reads A and B as they are; unpinned, it and the vector instance on padded copies are
 // timed at set-up, the message lists both, and the faster runs. Every point verifies, k split or
-// not. An unknown pin makes the point invalid, at any size.
+// not. An unknown pin makes the point invalid, at any size. (regtile's tiles are pinned to
+// 128 × 128 here, so that only the loads are timed: RegtileTimesSmallTilesWhereCHasFewTiles.)
 TEST_F(CudaVariants, TunedGemmsTimeNarrowLoadsAgainstCopiedOperands) {
   const auto present = cuda_variants_of("gemm");
+  ScopedEnv large_tiles("RUNNER_REGTILE_TILES", "128x128");
   int ran = 0;
   for (const auto& [variant, dtype, lanes, pin] :
        {std::tuple{"regtile", "float", 4, "RUNNER_REGTILE_LOADS"},
@@ -483,6 +485,62 @@ TEST_F(CudaVariants, TunedGemmsTimeNarrowLoadsAgainstCopiedOperands) {
     }
   }
   if (ran == 0) GTEST_SKIP() << "neither regtile nor dmma in this build";
+}
+
+// regtile times its two 64 × 64 tilings beside the 128 × 128 one where C has fewer 128 × 128
+// tiles than two waves of resident blocks (gemm_regtile.cu), with both loads where k or n is not
+// a multiple of 4: the message lists every tiling and load timed, and the fastest runs. Where C
+// has many tiles (4096 × 4096) the 128 × 128 tiles run untimed. Pinned (RUNNER_REGTILE_TILES),
+// each 64 × 64 tiling verifies at edge, odd, split and deep-K sizes; an unknown pin makes the
+// point invalid.
+TEST_F(CudaVariants, RegtileTimesSmallTilesWhereCHasFewTiles) {
+  if (!cuda_variants_of("gemm").count("regtile")) GTEST_SKIP() << "regtile not built";
+  const std::string sizes = R"(
+    size: [512, 513, {m: 300, n: 700, k: 511}, {m: 129, n: 131, k: 256}, {m: 3, n: 5, k: 7},
+           {m: 100, n: 98, k: 65539}, {m: 1000, n: 1001, k: 1002}, {m: 4096, n: 4096, k: 64}]
+)";
+  const std::string yaml = std::string("experiment: t\nkernel: gemm\n") + kRepeat +
+                           "sweeps:\n  - variant: regtile\n    dtype: float" + sizes;
+  // Two waves of 2 blocks an SM: 4096 × 4096 (1024 tiles) is past them on GPUs of up to 255 SMs.
+  run_verified(yaml, [&](const Point& p, const Record& r) {
+    const std::string path = r.value("path", ""), message = r.value("message", "");
+    if (p.size->m == 4096) {
+      EXPECT_EQ(message.find("timed"), std::string::npos) << p.key() << ": " << message;
+      EXPECT_TRUE(path.starts_with("128x128 tiles")) << p.key() << ": " << path;
+      return;
+    }
+    const bool misaligned = p.size->k % 4 != 0 || p.size->n % 4 != 0;
+    const std::set<std::string> listed = fastest_timed(
+        p, r, misaligned ? "tiles and loads timed at set-up" : "tiles timed at set-up");
+    ASSERT_EQ(listed.size(), misaligned ? 6u : 3u) << p.key() << ": " << message;
+    std::map<std::string, int> per_tiling;
+    for (const std::string& candidate : listed)
+      ++per_tiling[candidate.substr(0, candidate.find(' '))];
+    const int each = misaligned ? 2 : 1;
+    EXPECT_EQ(per_tiling,
+              (std::map<std::string, int>{{"128x128", each}, {"64x64", each}, {"64x64-2w", each}}))
+        << p.key() << ": " << message;
+  });
+  for (const char* tiles : {"64x64", "64x64-2w"}) {
+    ScopedEnv small_tiles("RUNNER_REGTILE_TILES", tiles);
+    run_verified(yaml, [&](const Point& p, const Record& r) {
+      const std::string path = r.value("path", ""), message = r.value("message", "");
+      EXPECT_TRUE(path.starts_with(std::string(tiles) + " tiles")) << p.key() << ": " << path;
+      const bool misaligned = p.size->k % 4 != 0 || p.size->n % 4 != 0;
+      EXPECT_EQ(message.starts_with("loads timed at set-up"), misaligned)
+          << p.key() << ": " << message;
+    });
+  }
+  ScopedEnv unknown("RUNNER_REGTILE_TILES", "32x32");
+  const ExperimentSpec spec = parse_config(yaml, "test.yaml");
+  for (const Point& p : expand(spec, Registry::instance())) {
+    const Record r = run_point(spec, p, Registry::instance());
+    EXPECT_EQ(r.value("status", ""), "invalid") << p.key();
+    EXPECT_NE(
+        r.value("message", "").find("RUNNER_REGTILE_TILES is '32x32': 128x128, 64x64 or 64x64-2w"),
+        std::string::npos)
+        << r.value("message", "");
+  }
 }
 
 // shared_reg at every filter side and n mod 4, tiles inside the image and on its border, n within 3

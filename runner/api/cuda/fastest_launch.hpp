@@ -8,23 +8,39 @@
 #include <cstddef>
 #include <functional>
 #include <span>
+#include <string>
 #include <vector>
+
+#include "runner/api/measure_mode.hpp"
 
 namespace runner::cuda {
 
 struct LaunchRanking {
   std::size_t fastest = 0;        // index into the candidates
-  std::vector<double> median_ms;  // per candidate: median of its timed launches
+  std::vector<double> median_ms;  // per candidate: median of its timed rounds, per launch
+  int rounds = 0;                 // timed rounds of each candidate (0: a single one, not run)
+  MeasureMode mode = MeasureMode::cold;
+  int batch = 1;  // launches a round (hot: back to back)
+
+  // For a record's message: "median of 5 cold launches each" or "median of 5 hot batches of 4
+  // launches each".
+  std::string rounds_text() const;
 };
 
-// Runs every candidate once (module load, first-touch), then `rounds` rounds of one timed launch
+// Launches a round of a hot ranking times back to back, as a hot sample's batch does.
+constexpr int kHotRankingBatch = 4;
+
+// Runs every candidate once (module load, first-touch), then `rounds` rounds of one timed sample
 // each, in an order that rotates every round so that no candidate always follows the same one,
-// each launch after an L2 flush (flush_l2: the cold state the runner's samples start from) and
-// timed alone with CUDA events on `stream`. The fastest is the lowest median; a tie goes to the
-// first. Each candidate enqueues its whole work on `stream` and leaves the output to be
-// poisoned again before the samples, as every run does. A single candidate is not run: it is the
-// fastest, its median left 0.
+// each taken as the point's samples will be (`mode`, the point's Point::measure): cold, one launch
+// after an L2 flush (flush_l2); hot, a batch of kHotRankingBatch launches back to back on the
+// caches the previous ones left. Timed with CUDA events on `stream`, the launches held back until
+// the host has enqueued them all (launch_guard.hpp, as the samples are): the ranking sees device
+// time, not the host's launch overhead. The fastest is the lowest median; a tie goes to the first.
+// Each candidate enqueues its whole work on `stream` and leaves the output to be poisoned again
+// before the samples, as every run does. A single candidate is not run: it is the fastest, its
+// median left 0.
 LaunchRanking fastest_launch(std::span<const std::function<void()>> candidates, cudaStream_t stream,
-                             int rounds = 5);
+                             MeasureMode mode, int rounds = 5);
 
 }  // namespace runner::cuda

@@ -5,27 +5,39 @@
 #include "runner/api/cuda/cuda_check.hpp"
 #include "runner/api/cuda/detail/event_clock.hpp"
 #include "runner/api/cuda/detail/l2_flush.hpp"
+#include "runner/api/cuda/detail/launch_guard.hpp"
 
 namespace runner::cuda {
 
+std::string LaunchRanking::rounds_text() const {
+  if (mode == MeasureMode::hot)
+    return "median of " + std::to_string(rounds) + " hot batches of " + std::to_string(batch) +
+           " launches each";
+  return "median of " + std::to_string(rounds) + " cold launches each";
+}
+
 LaunchRanking fastest_launch(std::span<const std::function<void()>> candidates, cudaStream_t stream,
-                             int rounds) {
+                             MeasureMode mode, int rounds) {
   const std::size_t count = candidates.size();
   LaunchRanking ranking;
+  ranking.mode = mode;
+  ranking.batch = mode == MeasureMode::hot ? kHotRankingBatch : 1;
   if (count == 0) return ranking;
   ranking.median_ms.assign(count, 0.0);
   if (count == 1) return ranking;
+  ranking.rounds = rounds;
   for (const auto& launch : candidates) launch();
   RUNNER_CUDA_CHECK(cudaStreamSynchronize(stream));
   std::vector<std::vector<double>> times(count);
-  EventClock clock(stream);
+  EventClock clock(
+      stream, launch_guard_enabled() ? EventClock::Guard::launch_guard : EventClock::Guard::none);
   for (int round = 0; round < rounds; ++round) {
     for (std::size_t k = 0; k < count; ++k) {
       const std::size_t i = (k + static_cast<std::size_t>(round)) % count;
-      flush_l2(stream);
+      if (mode == MeasureMode::cold) flush_l2(stream);
       clock.start();
-      candidates[i]();
-      times[i].push_back(clock.stop_ms());
+      for (int b = 0; b < ranking.batch; ++b) candidates[i]();
+      times[i].push_back(clock.stop_ms() / ranking.batch);
     }
   }
   for (std::size_t i = 0; i < count; ++i) {

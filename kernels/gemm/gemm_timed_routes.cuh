@@ -1,0 +1,40 @@
+#pragma once
+// The fastest of a GEMM variant's routes, timed at set-up. A route is one whole way to run the
+// problem: a tiling, a kernel instance (16-byte or narrower loads), the operands read as they are
+// or from padded copies, and the split of k planned for it. Which one wins moves with the GPU's
+// memory and clocks and with the problem's size and alignment (docs/performance.md, Log), so
+// `regtile` and `dmma` time the routes that can run instead of ruling between them.
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "runner/api/cuda/fastest_launch.hpp"
+
+namespace runner::kernels::gemm {
+
+// Times every route with cuda::fastest_launch as the point's samples will be taken (`mode`,
+// Point::measure; each launch(route) enqueues the route's whole work on `stream`: copies, GEMM and
+// split-K sum) and returns the fastest. Where more than one was
+// timed, `message` becomes the record's account of it: "WHAT timed at set-up (median of 5 cold
+// launches each): PATH 0.0123 ms; PATH 0.0101 ms", each route's describe(route) and median. A
+// single route is returned untimed and `message` left as it is.
+template <class Route, class Launch, class Describe>
+Route fastest_route(std::vector<Route> routes, const std::string& what, cudaStream_t stream,
+                    MeasureMode mode, const Launch& launch, const Describe& describe,
+                    std::string& message) {
+  if (routes.size() == 1) return std::move(routes.front());
+  std::vector<std::function<void()>> launches;
+  for (const Route& route : routes) launches.emplace_back([&launch, &route] { launch(route); });
+  const cuda::LaunchRanking ranking = cuda::fastest_launch(launches, stream, mode);
+  message = what + " timed at set-up (" + ranking.rounds_text() + "): ";
+  for (std::size_t i = 0; i < routes.size(); ++i) {
+    char ms[32];
+    std::snprintf(ms, sizeof ms, " %.4f ms", ranking.median_ms[i]);
+    message += (i ? "; " : "") + describe(routes[i]) + ms;
+  }
+  return std::move(routes[ranking.fastest]);
+}
+
+}  // namespace runner::kernels::gemm
