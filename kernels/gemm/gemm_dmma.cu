@@ -1,8 +1,8 @@
 // Launch side of the `dmma` variant (FP64 GEMM on the tensor cores, mma.sync m16n8k8 on sm_90+,
 // m8n8k4 on sm_80..89; the kernel and its design are in gemm_dmma.cuh). The tiles are tuned and
 // chosen per problem, not by an axis: 128×128 (dmma::LargeSmemConfig where the device has the
-// shared memory for it, else dmma::DefaultConfig), or 64×64 (dmma::SmallTileConfig) where the
-// split-K cost model finds that fewer, larger tiles leave SMs idle.
+// shared memory for it, else dmma::DefaultConfig), or 64×64 (dmma::SmallTileConfig): where C has
+// few 128×128 tiles both are timed at set-up, elsewhere the split-K cost model chooses.
 // FP64 mma needs compute capability 8.0: on an older device the point is recorded skipped.
 // Where C has too few tiles to fill the GPU (small or deep-K problems) k is split
 // (gemm_split_k.cuh); where k or n is odd, A or B is copied to 16-byte rows
@@ -10,6 +10,7 @@
 // The record's `path`, `k_splits` and `vector_copies` say how, its `message` what was timed.
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <string>
@@ -43,6 +44,20 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
 // H200) copied from about 1500³ up; the copies lost below that (1023³ 76.5 against 81.0 % of
 // cuBLAS, 511³ 68.7 / 76.4) and won above (1501³ 87.1 / 83.1, 4095 × 4097 × 4099 108 %).
 constexpr const char* kPinLoads = "RUNNER_DMMA_LOADS";
+
+// Which tiling a route runs: one of the two, or the one the split-K cost model finds faster.
+enum class TilingChoice { large, small, modelled };
+
+// RUNNER_DMMA_TILES=128x128 or 64x64 pins the tiling (checked at every size).
+std::optional<TilingChoice> pinned_tiling() {
+  const char* v = std::getenv("RUNNER_DMMA_TILES");
+  if (!v || !*v) return std::nullopt;
+  const std::string s(v);
+  if (s == "128x128") return TilingChoice::large;
+  if (s == "64x64") return TilingChoice::small;
+  throw PointInvalid("RUNNER_DMMA_TILES is '" + s +
+                     "': 128x128 or 64x64 (unset: timed at set-up where C has few tiles)");
+}
 
 // Checked before any device memory is allocated.
 const Point& require_dmma(const Point& point) {
@@ -198,9 +213,11 @@ TiledProblem tile_problem(const Tiling& t, std::int64_t m, std::int64_t n, std::
 // The 64×64 tiles' time against the model's: a k-step of theirs does a quarter of the work of a
 // 128×128 one, but each fragment loaded from shared memory feeds half as many mmas, and only two
 // blocks of 202 registers a thread share an SM. Fitted on an H200 (37 problems from 256³ to
-// 8192 × 8192 × 256 and deep K, each tiling forced in turn): with 1.1 the model picks, at every
-// problem, the tiling whose time was the shorter or within 3 % of it; 1.05 put 64×64 on deep K
-// (512 × 512 × 16384: 17 % slower), 1.15 kept 128×128 at 1024³ (10 % slower).
+// 8192 × 8192 × 256 and deep K, each tiling forced in turn) with the earlier 64×64 tiles (three
+// stages of 32): with 1.1 the model picked, at every problem, the tiling whose time was the
+// shorter or within 3 % of it; 1.05 put 64×64 on deep K (512 × 512 × 16384: 17 % slower), 1.15
+// kept 128×128 at 1024³ (10 % slower). Since then the model chooses only where C has two waves
+// of 128×128 tiles or more (few_large_tiles), and the split of each tiling everywhere.
 constexpr double kSmallTileModelFactor = 1.1;
 
 class DmmaGemm final : public CudaGemm<double> {
@@ -226,11 +243,32 @@ class DmmaGemm final : public CudaGemm<double> {
     RUNNER_CUDA_CHECK(cudaGetDevice(&device));
     RUNNER_CUDA_CHECK(
         cudaDeviceGetAttribute(&smem_optin_, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    // The tilings to time (TilingChoice), or the cost model's choice alone.
+    const std::optional<TilingChoice> pinned_tiles = pinned_tiling();  // checked at every size
+    std::vector<TilingChoice> tilings;
+    if (pinned_tiles) {
+      if (*pinned_tiles == TilingChoice::small &&
+          ceil_div(m(), dmma::SmallTileConfig::kBM) * ceil_div(n(), dmma::SmallTileConfig::kBN) >
+              kMaxGridX)
+        throw PointInvalid("size " + to_string(*point.size) +
+                           " needs more than 2^31-1 blocks of 64x64");
+      tilings.push_back(*pinned_tiles);
+    } else if (few_large_tiles()) {
+      tilings = {TilingChoice::large, TilingChoice::small};
+    } else {
+      tilings.push_back(TilingChoice::modelled);
+    }
+    const bool both_loads = copies && !pinned;
     std::vector<Route> routes;
-    routes.push_back(make_route(aligned_all && (copies || !misaligned), copies));
-    if (copies && !pinned) routes.push_back(make_route(false, false));
+    for (const TilingChoice tiling : tilings) {
+      routes.push_back(make_route(aligned_all && (copies || !misaligned), copies, tiling));
+      if (both_loads) routes.push_back(make_route(false, false, tiling));
+    }
+    const std::string what = tilings.size() == 1 ? "loads"
+                             : both_loads        ? "tiles and loads"
+                                                 : "tiles";
     route_ = fastest_route(
-        std::move(routes), "loads", stream(), point.measure, [this](const Route& r) { launch(r); },
+        std::move(routes), what, stream(), point.measure, [this](const Route& r) { launch(r); },
         [this](const Route& r) { return describe(r); }, choice_);
     if (!route_.copies) {  // the copies are not read
       a_rows_.release();
@@ -274,7 +312,22 @@ class DmmaGemm final : public CudaGemm<double> {
                          std::to_string(attr.ptxVersion) + "): FP64 mma is compiled out");
   }
 
-  Route make_route(bool vec, bool copies) {
+  // Whether C has fewer 128×128 tiles than two waves of them (one block an SM): there both
+  // tilings are timed, each with its own split of k (up to 2048² on 132 SMs; 1536³ on an H200:
+  // 64×64 tiles 87.9 % of cuBLAS, 128×128 65.7 %, 2000³ 88.9 / 85.5 %). From two waves up the
+  // cost model chooses, untimed.
+  bool few_large_tiles() const {
+    const Tiling large =
+        tiling_of<dmma::DefaultConfig, dmma::LargeSmemConfig>(true, smem_optin_, 1.0);
+    const cuda::Residency resident = cuda::residency(reinterpret_cast<const void*>(large.kernel),
+                                                     large.threads, large.shared_bytes);
+    const std::int64_t tiles = ceil_div(m(), large.bm) * ceil_div(n(), large.bn);
+    return tiles < 2 * resident.blocks &&
+           ceil_div(m(), dmma::SmallTileConfig::kBM) * ceil_div(n(), dmma::SmallTileConfig::kBN) <=
+               kMaxGridX;
+  }
+
+  Route make_route(bool vec, bool copies, TilingChoice tiling) {
     Route route;
     route.vec = vec;
     route.copies = copies;
@@ -289,10 +342,11 @@ class DmmaGemm final : public CudaGemm<double> {
     for (const Tiling* t : {&large, &small})
       cuda::require_launchable(BlockShape{t->threads, 1}, t->shared_bytes,
                                reinterpret_cast<const void*>(t->kernel));
-    // The tiling the cost model finds faster: 64×64 where 128×128 tiles leave SMs idle. (Its
-    // grid has 4 times the blocks: only where that stays a valid grid.)
-    TiledProblem chosen = tile_problem(large, m(), n(), k(), attr);
-    if (chosen.tiles_m * chosen.tiles_n * 4 <= kMaxGridX) {
+    // Modelled: the tiling the cost model finds faster, 64×64 where 128×128 tiles leave SMs
+    // idle. (Its grid has 4 times the blocks: only where that stays a valid grid.)
+    TiledProblem chosen =
+        tile_problem(tiling == TilingChoice::small ? small : large, m(), n(), k(), attr);
+    if (tiling == TilingChoice::modelled && chosen.tiles_m * chosen.tiles_n * 4 <= kMaxGridX) {
       TiledProblem candidate = tile_problem(small, m(), n(), k(), attr);
       if (candidate.plan.modelled_us < chosen.plan.modelled_us) chosen = candidate;
     }

@@ -91,10 +91,12 @@ struct Config {
 using DefaultConfig = Config<128, 128, 16, 64, 32, 3, 8, 1>;
 using LargeSmemConfig = Config<128, 128, 32, 64, 32, 3, 8, 1>;
 // The tiles of problems too small to fill the GPU with 128×128 ones (512³ is 16 of them, 1200³
-// 100 for 132 SMs): 64×64, four warps of 32×32, a k-step of 32 (34 KiB of shared memory, so that
-// several blocks share an SM). cuBLAS DGEMM picks tiles of this size there too (Nsight Compute,
-// H200: 361 blocks at 1200³, 128 of 32×64 at 512³).
-using SmallTileConfig = Config<64, 64, 32, 32, 32, 3, 8, 2>;
+// 100 for 132 SMs): 64×64, four warps of 32×32, four stages of a k-step of 16 (66 KiB of shared
+// memory, so that several blocks share an SM). cuBLAS DGEMM picks tiles of this size there too
+// (Nsight Compute, H200: 361 blocks at 1200³, 128 of 32×64 at 512³). Three stages of 32 (99 KiB)
+// ran 2 to 15 points of cuBLAS behind it from 256³ to 2000³ (H200, docs/performance.md, Log);
+// 8 warps of 32×16, 32×64 and 64×32 tiles lost too.
+using SmallTileConfig = Config<64, 64, 16, 32, 32, 4, 8, 2>;
 
 // d += a·b for one 8×8×4 fragment (warp-wide), mma.m8n8k4 layout (d0, d1 = C[g][2t], C[g][2t+1]).
 __device__ __forceinline__ void mma_884(double& d0, double& d1, double a, double b) {

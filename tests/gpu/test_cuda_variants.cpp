@@ -183,39 +183,23 @@ TEST_F(CudaVariants, DmmaSumsSplitsInAClusterWhereItCan) {
                            "{m: 300, n: 700, k: 511}, {m: 128, n: 128, k: 1000}, {m: 256, n: "
                            "256, k: 16384}, {m: 130, n: 260, k: 20001}, {m: 64, n: 64, k: "
                            "4096}]\n";
+  // Both tilings pinned in turn (unpinned, a route with k whole may win the timing).
   std::set<bool> seen;
-  run_verified(yaml, [&](const Point& p, const Record& r) {
-    const int splits = r.value("k_splits", 0);
-    const std::string path = r.value("path", "");
-    ASSERT_GT(splits, 1) << p.key() << ": " << path;
-    const bool in_cluster = path.find("summed in a cluster") != std::string::npos;
-    const int most_in_cluster = path.starts_with("64x64") ? 2 : 4;
-    EXPECT_EQ(in_cluster, clusters && splits <= most_in_cluster) << p.key() << ": " << path;
-    seen.insert(in_cluster);
-  });
+  for (const char* tiles : {"128x128", "64x64"}) {
+    ScopedEnv pinned("RUNNER_DMMA_TILES", tiles);
+    run_verified(yaml, [&](const Point& p, const Record& r) {
+      const int splits = r.value("k_splits", 0);
+      const std::string path = r.value("path", "");
+      if (splits == 1) return;  // k whole: nothing to sum
+      const bool in_cluster = path.find("summed in a cluster") != std::string::npos;
+      const int most_in_cluster = path.starts_with("64x64") ? 2 : 4;
+      EXPECT_EQ(in_cluster, clusters && splits <= most_in_cluster) << p.key() << ": " << path;
+      seen.insert(in_cluster);
+    });
+  }
   if (clusters) {
     EXPECT_EQ(seen, (std::set<bool>{false, true}));
   }
-}
-
-// dmma tiles C with 64×64 tiles where 128×128 ones leave SMs idle (1200³: 100 such tiles, 361 of
-// 64×64), and with 128×128 where those fill the GPU many times over (4096³), in the model of
-// gemm_dmma.cu; both verify, at odd sizes too (with the loads the timing chose), and the path says
-// which ran.
-TEST_F(CudaVariants, DmmaTilesWithSmallTilesWhereLargeOnesLeaveSmsIdle) {
-  if (!cuda_variants_of("gemm").count("dmma")) GTEST_SKIP() << "dmma not built";
-  const std::string yaml = std::string("experiment: t\nkernel: gemm\n") + kRepeat +
-                           "sweeps:\n  - variant: dmma\n    dtype: double\n    size: [1200, "
-                           "{m: 1201, n: 1199, k: 1203}, {m: 3000, n: 800, k: 800}, 4096, "
-                           "{m: 4095, n: 4097, k: 4099}]\n";
-  // The choice depends on the SM count: these sizes make it on GPUs of 100 to 200 SMs.
-  const bool judged = gpu_info().sm_count >= 100 && gpu_info().sm_count <= 200;
-  run_verified(yaml, [&](const Point& p, const Record& r) {
-    const std::string path = r.value("path", "");
-    if (!judged) return;
-    const bool large_problem = p.size->m >= 4095;
-    EXPECT_TRUE(path.starts_with(large_problem ? "128x128" : "64x64")) << p.key() << ": " << path;
-  });
 }
 
 // regtile and dmma copy an operand whose rows are not whole 16-byte vectors (A when k is not a
@@ -424,11 +408,13 @@ void expect_fastest_timed(const Point& p, const Record& r, const std::set<std::s
 // (RUNNER_REGTILE_LOADS, RUNNER_DMMA_LOADS), their narrower instance (4-byte loads, 8-byte
 // copies) reads A and B as they are; unpinned, it and the vector instance on padded copies are
 // timed at set-up, the message lists both, and the faster runs. Every point verifies, k split or
-// not. An unknown pin makes the point invalid, at any size. (regtile's tiles are pinned to
-// 128 × 128 here, so that only the loads are timed: RegtileTimesSmallTilesWhereCHasFewTiles.)
+// not. An unknown pin makes the point invalid, at any size. (The tilings are pinned here, so that
+// only the loads are timed: RegtileTimesSmallTilesWhereCHasFewTiles,
+// DmmaTimesItsTilingsWhereCHasFewTiles.)
 TEST_F(CudaVariants, TunedGemmsTimeNarrowLoadsAgainstCopiedOperands) {
   const auto present = cuda_variants_of("gemm");
-  ScopedEnv large_tiles("RUNNER_REGTILE_TILES", "128x128");
+  ScopedEnv regtile_tiles("RUNNER_REGTILE_TILES", "128x128"),
+      dmma_tiles("RUNNER_DMMA_TILES", "64x64");
   int ran = 0;
   for (const auto& [variant, dtype, lanes, pin] :
        {std::tuple{"regtile", "float", 4, "RUNNER_REGTILE_LOADS"},
@@ -539,6 +525,55 @@ TEST_F(CudaVariants, RegtileTimesSmallTilesWhereCHasFewTiles) {
     EXPECT_NE(
         r.value("message", "").find("RUNNER_REGTILE_TILES is '32x32': 128x128, 64x64 or 64x64-2w"),
         std::string::npos)
+        << r.value("message", "");
+  }
+}
+
+// dmma times its 64 × 64 tiles beside the 128 × 128 ones where C has fewer 128 × 128 tiles than two
+// waves of them (1200³: 100 such tiles), with both loads where k or n is odd: the message lists
+// each, and the fastest runs; where C has many (4096³) the cost model chooses 128 × 128, untimed.
+// Pinned (RUNNER_DMMA_TILES) each tiling verifies at odd, split and deep-K sizes; an unknown pin
+// makes the point invalid.
+TEST_F(CudaVariants, DmmaTimesItsTilingsWhereCHasFewTiles) {
+  if (!cuda_variants_of("gemm").count("dmma")) GTEST_SKIP() << "dmma not built";
+  const std::string yaml = std::string("experiment: t\nkernel: gemm\n") + kRepeat +
+                           "sweeps:\n  - variant: dmma\n    dtype: double\n    size: [1200, "
+                           "{m: 1201, n: 1199, k: 1203}, {m: 3000, n: 800, k: 800}, 4096, "
+                           "{m: 3, n: 5, k: 7}, {m: 130, n: 260, k: 20001}, {m: 4095, n: 4097, "
+                           "k: 4099}]\n";
+  // Two waves of one block an SM: 4096² (1024 tiles) is past them on GPUs of up to 511 SMs.
+  run_verified(yaml, [&](const Point& p, const Record& r) {
+    const std::string path = r.value("path", ""), message = r.value("message", "");
+    const bool misaligned = p.size->k % 2 != 0 || p.size->n % 2 != 0;
+    if (p.size->m >= 4095) {
+      EXPECT_FALSE(message.starts_with("tiles")) << p.key() << ": " << message;
+      // The model's choice depends on the SM count: these sizes make it on GPUs of 100 to 200.
+      if (gpu_info().sm_count >= 100 && gpu_info().sm_count <= 200) {
+        EXPECT_TRUE(path.starts_with("128x128")) << p.key() << ": " << path;
+      }
+      return;
+    }
+    const std::set<std::string> listed = fastest_timed(
+        p, r, misaligned ? "tiles and loads timed at set-up" : "tiles timed at set-up");
+    ASSERT_EQ(listed.size(), misaligned ? 4u : 2u) << p.key() << ": " << message;
+    int small = 0;
+    for (const std::string& candidate : listed) small += candidate.starts_with("64x64 tiles");
+    EXPECT_EQ(small, static_cast<int>(listed.size() / 2)) << p.key() << ": " << message;
+  });
+  for (const char* tiles : {"128x128", "64x64"}) {
+    ScopedEnv pinned("RUNNER_DMMA_TILES", tiles);
+    run_verified(yaml, [&](const Point& p, const Record& r) {
+      const std::string path = r.value("path", "");
+      EXPECT_TRUE(path.starts_with(std::string(tiles) + " tiles")) << p.key() << ": " << path;
+    });
+  }
+  ScopedEnv unknown("RUNNER_DMMA_TILES", "64x32");
+  const ExperimentSpec spec = parse_config(yaml, "test.yaml");
+  for (const Point& p : expand(spec, Registry::instance())) {
+    const Record r = run_point(spec, p, Registry::instance());
+    EXPECT_EQ(r.value("status", ""), "invalid") << p.key();
+    EXPECT_NE(r.value("message", "").find("RUNNER_DMMA_TILES is '64x32': 128x128 or 64x64"),
+              std::string::npos)
         << r.value("message", "");
   }
 }
