@@ -68,6 +68,7 @@
 #include <string_view>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "kernels/conv2d/conv2d_cuda_workload.hpp"
 #include "kernels/conv2d/conv2d_problem.hpp"
@@ -76,6 +77,7 @@
 #include "runner/api/cuda/fastest_launch.hpp"
 #include "runner/api/cuda/residency.hpp"
 #include "runner/api/errors.hpp"
+#include "runner/api/pinned_choice.hpp"
 #include "runner/api/variant.hpp"
 
 namespace runner::kernels::conv2d {
@@ -125,22 +127,19 @@ enum class Form { grid, persistent };
 constexpr int kMaxPersistent = 9;  // the widest filter the persistent kernel is compiled for
 
 std::optional<Form> pinned_form() {
-  const char* v = std::getenv("RUNNER_CONV2D_FORM");
-  if (!v || !*v) return std::nullopt;
-  const std::string_view s(v);
-  if (s == "grid") return Form::grid;
-  if (s == "persistent") return Form::persistent;
-  throw PointInvalid("RUNNER_CONV2D_FORM is '" + std::string(s) +
-                     "': grid or persistent (unset: the faster of the two, timed at set-up)");
+  const std::optional<std::size_t> pinned = pinned_choice(
+      "RUNNER_CONV2D_FORM", {"grid", "persistent"}, "the faster of the two, timed at set-up");
+  if (!pinned) return std::nullopt;
+  return *pinned == 0 ? Form::grid : Form::persistent;
 }
 
 std::optional<TileShape> pinned_shape() {
-  const char* v = std::getenv("RUNNER_CONV2D_TILES");
-  if (!v || !*v) return std::nullopt;
-  if (const std::optional<TileShape> shape = sr::shape_named(v)) return shape;
-  throw PointInvalid("RUNNER_CONV2D_TILES is '" + std::string(v) +
-                     "': 128x32, 32x128 or 256x16 (unset: chosen by the image's shape, "
-                     "timed at set-up)");
+  std::vector<std::string_view> names;
+  for (const TileShape& shape : sr::kAllShapes) names.push_back(shape.name);
+  const std::optional<std::size_t> pinned =
+      pinned_choice("RUNNER_CONV2D_TILES", names, "chosen by the image's shape, timed at set-up");
+  if (!pinned) return std::nullopt;
+  return sr::kAllShapes[*pinned];
 }
 
 // make(std::integral_constant<int, n mod 4>): the instances compiled per n mod 4.

@@ -84,12 +84,8 @@ inline constexpr int kMaxNarrow = 9;  // the widest filter the narrow shapes are
 // less than ~10 % would not pay for.
 inline constexpr double kNarrowShare = 0.9;
 
-// The shape RUNNER_CONV2D_TILES names ("128x32", "32x128", "256x16"), if any.
-inline std::optional<TileShape> shape_named(std::string_view name) {
-  for (const TileShape& shape : {kWideTiles, kTallTiles, kFlatTiles})
-    if (name == shape.name) return shape;
-  return std::nullopt;
-}
+// Every shape, in the order RUNNER_CONV2D_TILES lists their names ("128x32", "32x128", "256x16").
+inline constexpr TileShape kAllShapes[] = {kWideTiles, kTallTiles, kFlatTiles};
 
 // The output pixels the tiles of a shape compute on an m × n image: whole tiles, the image's and
 // the rest.

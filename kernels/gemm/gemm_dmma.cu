@@ -26,6 +26,7 @@
 #include "runner/api/cuda/residency.hpp"
 #include "runner/api/errors.hpp"
 #include "runner/api/gpu_info.hpp"
+#include "runner/api/pinned_choice.hpp"
 #include "runner/api/variant.hpp"
 
 namespace runner::kernels::gemm {
@@ -50,13 +51,10 @@ enum class TilingChoice { large, small, modelled };
 
 // RUNNER_DMMA_TILES=128x128 or 64x64 pins the tiling (checked at every size).
 std::optional<TilingChoice> pinned_tiling() {
-  const char* v = std::getenv("RUNNER_DMMA_TILES");
-  if (!v || !*v) return std::nullopt;
-  const std::string s(v);
-  if (s == "128x128") return TilingChoice::large;
-  if (s == "64x64") return TilingChoice::small;
-  throw PointInvalid("RUNNER_DMMA_TILES is '" + s +
-                     "': 128x128 or 64x64 (unset: timed at set-up where C has few tiles)");
+  const std::optional<std::size_t> pinned = pinned_choice("RUNNER_DMMA_TILES", {"128x128", "64x64"},
+                                                          "timed at set-up where C has few tiles");
+  if (!pinned) return std::nullopt;
+  return *pinned == 0 ? TilingChoice::large : TilingChoice::small;
 }
 
 // Checked before any device memory is allocated.
@@ -243,6 +241,12 @@ class DmmaGemm final : public CudaGemm<double> {
     RUNNER_CUDA_CHECK(cudaGetDevice(&device));
     RUNNER_CUDA_CHECK(
         cudaDeviceGetAttribute(&smem_optin_, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    // Above 48 KiB of dynamic shared memory: require_launchable raises each instance's limit, once
+    // a point and before the occupancy queries (few_large_tiles, the cost model) read it.
+    for (const bool vec : {true, false})
+      for (const Tiling& t : {large_tiling(vec), small_tiling(vec)})
+        cuda::require_launchable(BlockShape{t.threads, 1}, t.shared_bytes,
+                                 reinterpret_cast<const void*>(t.kernel));
     // The tilings to time (TilingChoice), or the cost model's choice alone.
     const std::optional<TilingChoice> pinned_tiles = pinned_tiling();  // checked at every size
     std::vector<TilingChoice> tilings;
@@ -258,22 +262,14 @@ class DmmaGemm final : public CudaGemm<double> {
     } else {
       tilings.push_back(TilingChoice::modelled);
     }
-    const bool both_loads = copies && !pinned;
-    std::vector<Route> routes;
-    for (const TilingChoice tiling : tilings) {
-      routes.push_back(make_route(aligned_all && (copies || !misaligned), copies, tiling));
-      if (both_loads) routes.push_back(make_route(false, false, tiling));
-    }
-    const std::string what = tilings.size() == 1 ? "loads"
-                             : both_loads        ? "tiles and loads"
-                                                 : "tiles";
-    route_ = fastest_route(
-        std::move(routes), what, stream(), point.measure, [this](const Route& r) { launch(r); },
+    const bool vec_loads = aligned_all && (copies || !misaligned);
+    route_ = fastest_route_of_tilings(
+        tilings, copies && !pinned,
+        [&](TilingChoice tiling, bool widest) {
+          return widest ? make_route(vec_loads, copies, tiling) : make_route(false, false, tiling);
+        },
+        a_rows_, b_rows_, stream(), point.measure, [this](const Route& r) { launch(r); },
         [this](const Route& r) { return describe(r); }, choice_);
-    if (!route_.copies) {  // the copies are not read
-      a_rows_.release();
-      b_rows_.release();
-    }
   }
 
   void run() override { launch(route_); }
@@ -317,8 +313,7 @@ class DmmaGemm final : public CudaGemm<double> {
   // 64×64 tiles 87.9 % of cuBLAS, 128×128 65.7 %, 2000³ 88.9 / 85.5 %). From two waves up the
   // cost model chooses, untimed.
   bool few_large_tiles() const {
-    const Tiling large =
-        tiling_of<dmma::DefaultConfig, dmma::LargeSmemConfig>(true, smem_optin_, 1.0);
+    const Tiling large = large_tiling(true);
     const cuda::Residency resident = cuda::residency(reinterpret_cast<const void*>(large.kernel),
                                                      large.threads, large.shared_bytes);
     const std::int64_t tiles = ceil_div(m(), large.bm) * ceil_div(n(), large.bn);
@@ -327,21 +322,24 @@ class DmmaGemm final : public CudaGemm<double> {
                kMaxGridX;
   }
 
+  // The two tilings, with 16-byte copies (vec) or 8-byte ones.
+  Tiling large_tiling(bool vec) const {
+    return tiling_of<dmma::DefaultConfig, dmma::LargeSmemConfig>(vec, smem_optin_, 1.0);
+  }
+  Tiling small_tiling(bool vec) const {
+    return tiling_of<dmma::SmallTileConfig, dmma::SmallTileConfig>(vec, smem_optin_,
+                                                                   kSmallTileModelFactor);
+  }
+
   Route make_route(bool vec, bool copies, TilingChoice tiling) {
     Route route;
     route.vec = vec;
     route.copies = copies;
-    const Tiling large =
-        tiling_of<dmma::DefaultConfig, dmma::LargeSmemConfig>(vec, smem_optin_, 1.0);
-    const Tiling small = tiling_of<dmma::SmallTileConfig, dmma::SmallTileConfig>(
-        vec, smem_optin_, kSmallTileModelFactor);
+    const Tiling large = large_tiling(vec);
+    const Tiling small = small_tiling(vec);
     // (Per route: the two instances' registers differ, and the cost model reads them.)
     cudaFuncAttributes attr{};
     RUNNER_CUDA_CHECK(cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(large.kernel)));
-    // Above 48 KiB of dynamic shared memory: require_launchable raises the kernel's limit.
-    for (const Tiling* t : {&large, &small})
-      cuda::require_launchable(BlockShape{t->threads, 1}, t->shared_bytes,
-                               reinterpret_cast<const void*>(t->kernel));
     // Modelled: the tiling the cost model finds faster, 64×64 where 128×128 tiles leave SMs
     // idle. (Its grid has 4 times the blocks: only where that stays a valid grid.)
     TiledProblem chosen =

@@ -24,6 +24,7 @@
 #include "runner/api/cuda/cuda_check.hpp"
 #include "runner/api/cuda/device_buffer.hpp"
 #include "runner/api/errors.hpp"
+#include "runner/api/pinned_choice.hpp"
 
 namespace runner::kernels::gemm::padded {
 
@@ -149,13 +150,10 @@ std::string describe_copies(const PaddedOperand<T>& a, const PaddedOperand<T>& b
 enum class Loads { vector, scalar };
 
 inline std::optional<Loads> pinned_loads(const char* env) {
-  const char* v = std::getenv(env);
-  if (!v || !*v) return std::nullopt;
-  const std::string s(v);
-  if (s == "vector") return Loads::vector;
-  if (s == "scalar") return Loads::scalar;
-  throw PointInvalid(std::string(env) + " is '" + s +
-                     "': vector or scalar (unset: the faster of the two, timed at set-up)");
+  const std::optional<std::size_t> pinned =
+      pinned_choice(env, {"vector", "scalar"}, "the faster of the two, timed at set-up");
+  if (!pinned) return std::nullopt;
+  return *pinned == 0 ? Loads::vector : Loads::scalar;
 }
 
 }  // namespace runner::kernels::gemm::padded

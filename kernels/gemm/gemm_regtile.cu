@@ -25,6 +25,7 @@
 #include "runner/api/cuda/residency.hpp"
 #include "runner/api/errors.hpp"
 #include "runner/api/gpu_info.hpp"
+#include "runner/api/pinned_choice.hpp"
 #include "runner/api/variant.hpp"
 
 namespace runner::kernels::gemm {
@@ -140,16 +141,12 @@ constexpr const char* kPinLoads = "RUNNER_REGTILE_LOADS";
 constexpr const char* kPinTiles = "RUNNER_REGTILE_TILES";
 
 const TileKernels* pinned_tiling() {
-  const char* v = std::getenv(kPinTiles);
-  if (!v || !*v) return nullptr;
-  std::string names;
   const std::vector<TileKernels>& all = tilings();
-  for (std::size_t i = 0; i < all.size(); ++i) {
-    if (all[i].name == std::string_view(v)) return &all[i];
-    names += std::string(i == 0 ? "" : i + 1 == all.size() ? " or " : ", ") + all[i].name;
-  }
-  throw PointInvalid(std::string(kPinTiles) + " is '" + v + "': " + names +
-                     " (unset: timed at set-up where C has few tiles)");
+  std::vector<std::string_view> names;
+  for (const TileKernels& t : all) names.push_back(t.name);
+  const std::optional<std::size_t> pinned =
+      pinned_choice(kPinTiles, names, "timed at set-up where C has few tiles");
+  return pinned ? &all[*pinned] : nullptr;
 }
 
 class RegtileGemm final : public CudaGemm<float> {
@@ -167,7 +164,6 @@ class RegtileGemm final : public CudaGemm<float> {
     const TileKernels* pinned_tiles = pinned_tiling();  // both checked at every size
     const bool copies = aligned && misaligned && pinned_loads != padded::Loads::scalar &&
                         padded::allocate_copies(a_rows_, b_rows_);
-    const bool both_loads = copies && !pinned_loads;
 
     std::vector<const TileKernels*> timed_tilings;
     if (pinned_tiles) {
@@ -184,21 +180,14 @@ class RegtileGemm final : public CudaGemm<float> {
                              ceil_div(m(), t.bm) * ceil_div(n(), t.bn) <= kMaxGridX))
           timed_tilings.push_back(&t);
     }
-    std::vector<Route> routes;
-    for (const TileKernels* t : timed_tilings) {
-      routes.push_back(make_route(*t, aligned && (copies || !misaligned), copies));
-      if (both_loads) routes.push_back(make_route(*t, false, false));
-    }
-    const std::string what = timed_tilings.size() == 1 ? "loads"
-                             : both_loads              ? "tiles and loads"
-                                                       : "tiles";
-    route_ = fastest_route(
-        std::move(routes), what, stream(), point.measure, [this](const Route& r) { launch(r); },
+    const bool vec_loads = aligned && (copies || !misaligned);
+    route_ = fastest_route_of_tilings(
+        timed_tilings, copies && !pinned_loads,
+        [&](const TileKernels* t, bool widest) {
+          return widest ? make_route(*t, vec_loads, copies) : make_route(*t, false, false);
+        },
+        a_rows_, b_rows_, stream(), point.measure, [this](const Route& r) { launch(r); },
         [this](const Route& r) { return describe(r); }, choice_);
-    if (!route_.copies) {  // the copies are not read
-      a_rows_.release();
-      b_rows_.release();
-    }
   }
 
   void run() override { launch(route_); }

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/gemm/gemm_padded_operands.cuh"
 #include "runner/api/cuda/fastest_launch.hpp"
 
 namespace runner::kernels::gemm {
@@ -35,6 +36,33 @@ Route fastest_route(std::vector<Route> routes, const std::string& what, cudaStre
     message += (i ? "; " : "") + describe(routes[i]) + ms;
   }
   return std::move(routes[ranking.fastest]);
+}
+
+// The route a variant runs: for each of its `tilings`, make_route(tiling, true) reads A and B
+// with the widest loads they allow (on their padded copies where they are allocated), and, where
+// `both_loads`, make_route(tiling, false) reads them as they are with the narrower instance. All
+// are timed as fastest_route does ("loads", "tiles" or "tiles and loads" in the message) and the
+// fastest is returned; the copies of A and B are released where it does not read them
+// (Route::copies).
+template <class Tiling, class MakeRoute, class Launch, class Describe, class T>
+auto fastest_route_of_tilings(const std::vector<Tiling>& tilings, bool both_loads,
+                              const MakeRoute& make_route, padded::PaddedOperand<T>& a_rows,
+                              padded::PaddedOperand<T>& b_rows, cudaStream_t stream,
+                              MeasureMode mode, const Launch& launch, const Describe& describe,
+                              std::string& message) {
+  using Route = decltype(make_route(tilings.front(), true));
+  std::vector<Route> routes;
+  for (const Tiling& tiling : tilings) {
+    routes.push_back(make_route(tiling, true));
+    if (both_loads) routes.push_back(make_route(tiling, false));
+  }
+  const std::string what = tilings.size() == 1 ? "loads" : both_loads ? "tiles and loads" : "tiles";
+  Route fastest = fastest_route(std::move(routes), what, stream, mode, launch, describe, message);
+  if (!fastest.copies) {
+    a_rows.release();
+    b_rows.release();
+  }
+  return fastest;
 }
 
 }  // namespace runner::kernels::gemm

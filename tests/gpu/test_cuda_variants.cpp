@@ -18,34 +18,12 @@
 #include "runner/run/point_runner.hpp"
 #include "runner/spec/config.hpp"
 #include "runner/spec/matrix.hpp"
+#include "tests/unit/scoped_env.hpp"
 
 namespace runner {
 namespace {
 
-// Sets an environment variable for a scope (unset where `value` is empty), and puts back what
-// was there.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (*value)
-      setenv(name, value, 1);
-    else
-      unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (old_)
-      setenv(name_, old_->c_str(), 1);
-    else
-      unsetenv(name_);
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+using runner::testing::ScopedEnv;
 
 class CudaVariants : public ::testing::Test {
  protected:

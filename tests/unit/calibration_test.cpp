@@ -19,10 +19,13 @@
 #include "runner/results/record_files.hpp"
 #include "runner/results/stale_ceilings.hpp"
 #include "tests/unit/fake_kernels.hpp"
+#include "tests/unit/scoped_env.hpp"
 #include "tests/unit/temp_dir.hpp"
 
 namespace runner {
 namespace {
+
+using testing::ScopedEnv;
 
 TEST(Calibration, EntriesAreKeyedByHostAndDevice) {
   EXPECT_EQ(model_slug("NVIDIA H100 80GB HBM3"), "nvidia-h100-80gb-hbm3");
@@ -86,24 +89,6 @@ TEST(Calibration, TheCpuCalibrationWritesAValidDocument) {
 // A calibration is the machine's: a run in any working folder reads what the machine stored in
 // the user's cache, a site folder ($RUNNER_CALIBRATION_DIR) comes first, and an explicit folder is
 // read alone.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    if (old_)
-      setenv(name_, old_->c_str(), 1);
-    else
-      unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
-
 TEST(CalibrationStore, OneCalibrationPerMachineWhateverTheWorkingFolder) {
   const testing::TempDir dir;
   const ScopedEnv cache("XDG_CACHE_HOME", (dir / "cache").string());

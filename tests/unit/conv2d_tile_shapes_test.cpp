@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <iterator>
 #include <set>
 #include <string>
 
@@ -95,13 +96,13 @@ TEST(Conv2dTileShapes, TheNarrowShapesExistToKernelSizeNine) {
 }
 
 TEST(Conv2dTileShapes, ShapesAreNamedAsRunnerConv2dTilesSpellsThem) {
-  ASSERT_TRUE(shape_named("128x32"));
-  EXPECT_EQ(shape_named("128x32")->bx, kWideTiles.bx);
-  EXPECT_EQ(shape_named("32x128")->bx, kTallTiles.bx);
-  EXPECT_EQ(shape_named("256x16")->bx, kFlatTiles.bx);
-  EXPECT_FALSE(shape_named("64x64"));
-  EXPECT_FALSE(shape_named(""));
-  EXPECT_FALSE(shape_named("128X32"));
+  ASSERT_EQ(std::size(kAllShapes), 3u);
+  EXPECT_EQ(std::string(kAllShapes[0].name), "128x32");
+  EXPECT_EQ(kAllShapes[0].bx, kWideTiles.bx);
+  EXPECT_EQ(std::string(kAllShapes[1].name), "32x128");
+  EXPECT_EQ(kAllShapes[1].bx, kTallTiles.bx);
+  EXPECT_EQ(std::string(kAllShapes[2].name), "256x16");
+  EXPECT_EQ(kAllShapes[2].bx, kFlatTiles.bx);
 }
 
 }  // namespace
