@@ -3,7 +3,9 @@
 # hipcc when it is missing, builds the runner and the unit and CLI test binaries for AMD targets
 # (gfx906 and gfx90a), and runs those suites. On a machine without an AMD GPU every HIP point is
 # recorded skipped ("no HIP device") and the suites still pass: this proves the HIP build compiles
-# and behaves, not that its kernels are right on AMD hardware (nothing here runs them).
+# and behaves, not that its kernels are right on AMD hardware (nothing here runs them). Its C++
+# code is compiled at -O1, not the -O3 of a Release build (docs/hip.md): the same code, built in
+# 35-45 % less time.
 #   scripts/hip-check.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,7 +19,7 @@ if ! command -v hipcc >/dev/null; then
   $sudo apt-get install -y -qq --no-install-recommends hipcc >/dev/null
 fi
 if [[ ! -f $dir/build.ninja ]]; then
-  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DRUNNER_GPU=hip ${HIP_CMAKE_ARGS:-} >/dev/null
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" -DRUNNER_GPU=hip ${HIP_CMAKE_ARGS:-} >/dev/null
 fi
 # Only what the unit and CLI suites need (no hostile, Slurm or analysis suites: the main build
 # runs them, and they do not depend on the GPU backend).
