@@ -133,12 +133,15 @@ class LoadedMachineTest(unittest.TestCase):
     def test_3_a_loaded_measurement_never_replaces_a_quiet_one(self):
         self.assertEqual(len(self.files), 1)
         doc = json.loads(self.files[0].read_text())
-        # As in the issue: a quiet calibration of this machine, well above what it does now.
+        # As in the issue: a quiet calibration of this machine, well above what it does now. Ten
+        # times the figures measured under load in test_1: both measurements are loaded, by the
+        # test and by whatever else the machine runs (other tests under `ctest -j`), and one of them
+        # can be a few times slower than the other.
         doc["verdict"] = {"state": "quiet", "reasons": [], "attempts": 1}
         doc["measured"] = "2026-11-28T10:00:00Z"
         for row in doc["ceilings"]:
             for key in ("copy_gbps", "sgemm_gflops", "dgemm_gflops"):
-                row[key] *= 3
+                row[key] *= 10
         doc.pop("stale", None)
         quiet = json.dumps(doc, indent=2) + "\n"
         self.files[0].write_text(quiet)
