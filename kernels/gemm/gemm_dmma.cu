@@ -195,18 +195,38 @@ split_k::CostModel cost_model(const Tiling& t, std::int64_t tiles, const cudaFun
   return cost;
 }
 
-TiledProblem tile_problem(const Tiling& t, std::int64_t m, std::int64_t n, std::int64_t k,
-                          const cudaFuncAttributes& attr) {
+// The problem in tiles of `t`, with the cost model's split of k, or with `splits` (nullopt where
+// that many do not make chunks of their own: split_k::plan_of_splits).
+std::optional<TiledProblem> tile_problem(const Tiling& t, std::int64_t m, std::int64_t n,
+                                         std::int64_t k, const cudaFuncAttributes& attr,
+                                         int splits = 0) {
   TiledProblem p;
   p.tiling = t;
   p.tiles_m = ceil_div(m, t.bm);
   p.tiles_n = ceil_div(n, t.bn);
   const std::int64_t tiles = p.tiles_m * p.tiles_n;
   const split_k::CostModel cost = cost_model(t, tiles, attr);
-  p.plan = split_k::plan(cost, tiles, m, n, k, t.k_step, sizeof(double));
+  if (splits == 0) {
+    p.plan = split_k::plan(cost, tiles, m, n, k, t.k_step, sizeof(double));
+  } else if (const std::optional<split_k::Plan> plan =
+                 split_k::plan_of_splits(cost, tiles, m, n, k, t.k_step, sizeof(double), splits)) {
+    p.plan = *plan;
+  } else {
+    return std::nullopt;
+  }
   p.in_cluster = cost.sums_in_cluster(p.plan.splits);
   return p;
 }
+
+// Where the 64×64 tiles (two blocks an SM) do not outnumber the SMs, their splits of k from 1 to
+// this are timed beside the model's. There a block runs alone on its SM or with one other, which
+// the model's scaling of a k-step by the blocks sharing an SM does not capture: on an H200,
+// 513³ (81 tiles) ran at 72.2 % of cuBLAS with k whole as modelled and 82.8 % in 2 splits, 256³
+// (16 tiles) at 68.4 % in 2 as modelled and 78.8 % in 4, while 640³ (100 tiles) ran fastest whole
+// as modelled (94.3 % against 88.1 % in 2). Above 4 splits every one of 11 such problems lost.
+constexpr int kTimedSplits = 4;
+// RUNNER_DMMA_SPLITS=modelled keeps the cost model's split everywhere (=timed: the default).
+constexpr const char* kPinSplits = "RUNNER_DMMA_SPLITS";
 
 // The 64×64 tiles' time against the model's: a k-step of theirs does a quarter of the work of a
 // 128×128 one, but each fragment loaded from shared memory feeds half as many mmas, and only two
@@ -262,11 +282,16 @@ class DmmaGemm final : public CudaGemm<double> {
     } else {
       tilings.push_back(TilingChoice::modelled);
     }
+    time_splits_ = pinned_choice(kPinSplits, {"modelled", "timed"},
+                                 "timed where the 64x64 tiles leave SMs idle") != std::size_t{0};
     const bool vec_loads = aligned_all && (copies || !misaligned);
-    route_ = fastest_route_of_tilings(
+    route_ = fastest_route_of_tilings<Route>(
         tilings, copies && !pinned,
-        [&](TilingChoice tiling, bool widest) {
-          return widest ? make_route(vec_loads, copies, tiling) : make_route(false, false, tiling);
+        [&](TilingChoice tiling, bool widest, std::vector<Route>& routes) {
+          if (widest)
+            add_routes(vec_loads, copies, tiling, routes);
+          else
+            add_routes(false, false, tiling, routes);
         },
         a_rows_, b_rows_, stream(), point.measure, [this](const Route& r) { launch(r); },
         [this](const Route& r) { return describe(r); }, choice_);
@@ -331,27 +356,55 @@ class DmmaGemm final : public CudaGemm<double> {
                                                                    kSmallTileModelFactor);
   }
 
+  // The routes of a tiling and load: the cost model's split of k, and with the 64×64 tiles where
+  // they do not outnumber the SMs, every other split up to kTimedSplits.
+  void add_routes(bool vec, bool copies, TilingChoice tiling, std::vector<Route>& routes) {
+    routes.push_back(make_route(vec, copies, tiling));
+    const TiledProblem planned = routes.back().tiled;
+    if (!time_splits_ || tiling != TilingChoice::small ||
+        planned.tiles_m * planned.tiles_n > gpu_info().sm_count)
+      return;
+    for (int splits = 1; splits <= kTimedSplits; ++splits) {
+      if (splits == planned.plan.splits) continue;
+      if (std::optional<TiledProblem> split =
+              tile_problem(planned.tiling, m(), n(), k(), large_attributes(vec), splits))
+        routes.push_back(route_of(vec, copies, *split));
+    }
+  }
+
+  // The 128×128 instance's attributes: the cost model reads its image's arch (sums_in_clusters).
+  cudaFuncAttributes large_attributes(bool vec) const {
+    cudaFuncAttributes attr{};
+    RUNNER_CUDA_CHECK(
+        cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(large_tiling(vec).kernel)));
+    return attr;
+  }
+
+  // The route of a tiling and load with the cost model's split of k.
   Route make_route(bool vec, bool copies, TilingChoice tiling) {
-    Route route;
-    route.vec = vec;
-    route.copies = copies;
     const Tiling large = large_tiling(vec);
     const Tiling small = small_tiling(vec);
-    // (Per route: the two instances' registers differ, and the cost model reads them.)
-    cudaFuncAttributes attr{};
-    RUNNER_CUDA_CHECK(cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(large.kernel)));
+    const cudaFuncAttributes attr = large_attributes(vec);
     // Modelled: the tiling the cost model finds faster, 64×64 where 128×128 tiles leave SMs
     // idle. (Its grid has 4 times the blocks: only where that stays a valid grid.)
     TiledProblem chosen =
-        tile_problem(tiling == TilingChoice::small ? small : large, m(), n(), k(), attr);
+        *tile_problem(tiling == TilingChoice::small ? small : large, m(), n(), k(), attr);
     if (tiling == TilingChoice::modelled && chosen.tiles_m * chosen.tiles_n * 4 <= kMaxGridX) {
-      TiledProblem candidate = tile_problem(small, m(), n(), k(), attr);
+      const TiledProblem candidate = *tile_problem(small, m(), n(), k(), attr);
       if (candidate.plan.modelled_us < chosen.plan.modelled_us) chosen = candidate;
     }
-    route.tiled = chosen;
+    return route_of(vec, copies, chosen);
+  }
+
+  // A route of the given tiling and split, with its own split-K workspace.
+  Route route_of(bool vec, bool copies, const TiledProblem& tiled) {
+    Route route;
+    route.vec = vec;
+    route.copies = copies;
+    route.tiled = tiled;
     // The workspace's rows are whole 16-byte pairs whatever n is: its stores are pairs.
-    route.split.emplace(chosen.plan, chosen.tiles_m * chosen.tiles_n, m(), n(), k(),
-                        chosen.in_cluster, padded::padded_row<double>(n()));
+    route.split.emplace(tiled.plan, tiled.tiles_m * tiled.tiles_n, m(), n(), k(), tiled.in_cluster,
+                        padded::padded_row<double>(n()));
     return route;
   }
 
@@ -391,9 +444,10 @@ class DmmaGemm final : public CudaGemm<double> {
   }
 
   padded::PaddedOperand<double> a_rows_, b_rows_;  // A (m×k) and B (k×n) as the kernel reads them
-  int smem_optin_ = 0;  // the most shared memory a block may ask for on this device
-  Route route_;         // what runs
-  std::string choice_;  // how the route was chosen, where both were timed
+  int smem_optin_ = 0;       // the most shared memory a block may ask for on this device
+  bool time_splits_ = true;  // RUNNER_DMMA_SPLITS unset or =timed
+  Route route_;              // what runs
+  std::string choice_;       // how the route was chosen, where both were timed
 };
 
 }  // namespace

@@ -181,10 +181,11 @@ class RegtileGemm final : public CudaGemm<float> {
           timed_tilings.push_back(&t);
     }
     const bool vec_loads = aligned && (copies || !misaligned);
-    route_ = fastest_route_of_tilings(
+    route_ = fastest_route_of_tilings<Route>(
         timed_tilings, copies && !pinned_loads,
-        [&](const TileKernels* t, bool widest) {
-          return widest ? make_route(*t, vec_loads, copies) : make_route(*t, false, false);
+        [&](const TileKernels* t, bool widest, std::vector<Route>& routes) {
+          routes.push_back(widest ? make_route(*t, vec_loads, copies)
+                                  : make_route(*t, false, false));
         },
         a_rows_, b_rows_, stream(), point.measure, [this](const Route& r) { launch(r); },
         [this](const Route& r) { return describe(r); }, choice_);

@@ -16,6 +16,7 @@
 // only in proportion. It picks 1 split wherever the tiles already fill the GPU about evenly.
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -115,6 +116,22 @@ inline Plan plan(const CostModel& cost, std::int64_t tiles, std::int64_t m, std:
       best = Plan{static_cast<int>(splits), chunk_steps * bk, us};
   }
   return best;
+}
+
+// k cut into exactly `splits` chunks of whole k-steps, with its modelled time, for a variant that
+// times splits instead of trusting the model (dmma where its tiles leave SMs idle). nullopt where
+// the chunks would be shorter than cost.min_chunk_steps or no more than those of fewer splits.
+inline std::optional<Plan> plan_of_splits(const CostModel& cost, std::int64_t tiles, std::int64_t m,
+                                          std::int64_t n, std::int64_t k, int bk, int element_bytes,
+                                          int splits) {
+  if (splits < 1) return std::nullopt;
+  const std::int64_t k_steps = std::max<std::int64_t>(1, ceil_div(k, bk));
+  if (splits == 1) return Plan{1, k, modelled_us(cost, tiles, k_steps, 1, m * n, element_bytes)};
+  const std::int64_t chunk_steps = ceil_div(k_steps, splits);
+  if (chunk_steps < cost.min_chunk_steps || ceil_div(k_steps, chunk_steps) != splits)
+    return std::nullopt;
+  return Plan{splits, chunk_steps * bk,
+              modelled_us(cost, tiles, k_steps, splits, m * n, element_bytes)};
 }
 
 // For the record's `path`: "128x128 tiles", "128x128 tiles, split-K 4" or, where the splits are

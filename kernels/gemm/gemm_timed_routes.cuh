@@ -38,25 +38,31 @@ Route fastest_route(std::vector<Route> routes, const std::string& what, cudaStre
   return std::move(routes[ranking.fastest]);
 }
 
-// The route a variant runs: for each of its `tilings`, make_route(tiling, true) reads A and B
-// with the widest loads they allow (on their padded copies where they are allocated), and, where
-// `both_loads`, make_route(tiling, false) reads them as they are with the narrower instance. All
-// are timed as fastest_route does ("loads", "tiles" or "tiles and loads" in the message) and the
-// fastest is returned; the copies of A and B are released where it does not read them
-// (Route::copies).
-template <class Tiling, class MakeRoute, class Launch, class Describe, class T>
-auto fastest_route_of_tilings(const std::vector<Tiling>& tilings, bool both_loads,
-                              const MakeRoute& make_route, padded::PaddedOperand<T>& a_rows,
-                              padded::PaddedOperand<T>& b_rows, cudaStream_t stream,
-                              MeasureMode mode, const Launch& launch, const Describe& describe,
-                              std::string& message) {
-  using Route = decltype(make_route(tilings.front(), true));
+// The route a variant runs: for each of its `tilings`, add_routes(tiling, true, routes) appends
+// the route(s) that read A and B with the widest loads they allow (on their padded copies where
+// they are allocated), and, where `both_loads`, add_routes(tiling, false, routes) those that read
+// them as they are with the narrower instance; a variant that times splits of k appends one route
+// per split. All are timed as fastest_route does (the message says what varied: "tiles", "loads",
+// "splits", "tiles and loads", ...) and the fastest is returned; the copies of A and B are
+// released where it does not read them (Route::copies).
+template <class Route, class Tiling, class AddRoutes, class Launch, class Describe, class T>
+Route fastest_route_of_tilings(const std::vector<Tiling>& tilings, bool both_loads,
+                               const AddRoutes& add_routes, padded::PaddedOperand<T>& a_rows,
+                               padded::PaddedOperand<T>& b_rows, cudaStream_t stream,
+                               MeasureMode mode, const Launch& launch, const Describe& describe,
+                               std::string& message) {
   std::vector<Route> routes;
   for (const Tiling& tiling : tilings) {
-    routes.push_back(make_route(tiling, true));
-    if (both_loads) routes.push_back(make_route(tiling, false));
+    add_routes(tiling, true, routes);
+    if (both_loads) add_routes(tiling, false, routes);
   }
-  const std::string what = tilings.size() == 1 ? "loads" : both_loads ? "tiles and loads" : "tiles";
+  std::vector<std::string> varied;
+  if (tilings.size() > 1) varied.push_back("tiles");
+  if (both_loads) varied.push_back("loads");
+  if (routes.size() > tilings.size() * (both_loads ? 2 : 1)) varied.push_back("splits");
+  std::string what = varied.empty() ? "loads" : varied.front();
+  for (std::size_t i = 1; i < varied.size(); ++i)
+    what += (i + 1 == varied.size() ? " and " : ", ") + varied[i];
   Route fastest = fastest_route(std::move(routes), what, stream, mode, launch, describe, message);
   if (!fastest.copies) {
     a_rows.release();

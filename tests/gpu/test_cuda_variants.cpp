@@ -78,6 +78,20 @@ class CudaVariants : public ::testing::Test {
     }
   }
 
+  // Runs every point of a config with the variable `env` set to `value`: each must be invalid,
+  // its message naming the pin and, from `accepted` on, the values it takes.
+  static void expect_pin_invalid(const std::string& yaml, const char* env, const char* value,
+                                 const std::string& accepted = "") {
+    ScopedEnv pin(env, value);
+    const std::string expected = std::string(env) + " is '" + value + "'" + accepted;
+    const ExperimentSpec spec = parse_config(yaml, "test.yaml");
+    for (const Point& p : expand(spec, Registry::instance())) {
+      const Record r = run_point(spec, p, Registry::instance());
+      EXPECT_EQ(r.value("status", ""), "invalid") << env << " " << p.key();
+      EXPECT_NE(r.value("message", "").find(expected), std::string::npos) << r.value("message", "");
+    }
+  }
+
   static std::set<std::string> cuda_variants_of(const std::string& kernel) {
     std::set<std::string> names;
     for (const auto& v : Registry::instance().find(kernel)->variants)
@@ -161,7 +175,9 @@ TEST_F(CudaVariants, DmmaSumsSplitsInAClusterWhereItCan) {
                            "{m: 300, n: 700, k: 511}, {m: 128, n: 128, k: 1000}, {m: 256, n: "
                            "256, k: 16384}, {m: 130, n: 260, k: 20001}, {m: 64, n: 64, k: "
                            "4096}]\n";
-  // Both tilings pinned in turn (unpinned, a route with k whole may win the timing).
+  // Both tilings pinned in turn, with the model's splits (unpinned, a route with k whole may win
+  // the timing).
+  ScopedEnv modelled("RUNNER_DMMA_SPLITS", "modelled");
   std::set<bool> seen;
   for (const char* tiles : {"128x128", "64x64"}) {
     ScopedEnv pinned("RUNNER_DMMA_TILES", tiles);
@@ -386,13 +402,13 @@ void expect_fastest_timed(const Point& p, const Record& r, const std::set<std::s
 // (RUNNER_REGTILE_LOADS, RUNNER_DMMA_LOADS), their narrower instance (4-byte loads, 8-byte
 // copies) reads A and B as they are; unpinned, it and the vector instance on padded copies are
 // timed at set-up, the message lists both, and the faster runs. Every point verifies, k split or
-// not. An unknown pin makes the point invalid, at any size. (The tilings are pinned here, so that
-// only the loads are timed: RegtileTimesSmallTilesWhereCHasFewTiles,
-// DmmaTimesItsTilingsWhereCHasFewTiles.)
+// not. An unknown pin makes the point invalid, at any size. (The tilings and dmma's splits are
+// pinned here, so that only the loads are timed: RegtileTimesSmallTilesWhereCHasFewTiles,
+// DmmaTimesItsTilingsWhereCHasFewTiles, DmmaTimesSplitsWhereItsSmallTilesLeaveSmsIdle.)
 TEST_F(CudaVariants, TunedGemmsTimeNarrowLoadsAgainstCopiedOperands) {
   const auto present = cuda_variants_of("gemm");
   ScopedEnv regtile_tiles("RUNNER_REGTILE_TILES", "128x128"),
-      dmma_tiles("RUNNER_DMMA_TILES", "64x64");
+      dmma_tiles("RUNNER_DMMA_TILES", "64x64"), dmma_splits("RUNNER_DMMA_SPLITS", "modelled");
   int ran = 0;
   for (const auto& [variant, dtype, lanes, pin] :
        {std::tuple{"regtile", "float", 4, "RUNNER_REGTILE_LOADS"},
@@ -439,14 +455,7 @@ TEST_F(CudaVariants, TunedGemmsTimeNarrowLoadsAgainstCopiedOperands) {
       EXPECT_EQ(copied, 1) << p.key() << ": " << message;
       EXPECT_EQ(narrow(r), path.find("copied") == std::string::npos) << p.key() << ": " << path;
     });
-    ScopedEnv unknown(pin, "fastest");
-    const ExperimentSpec spec = parse_config(yaml, "test.yaml");
-    for (const Point& p : expand(spec, Registry::instance())) {
-      const Record r = run_point(spec, p, Registry::instance());
-      EXPECT_EQ(r.value("status", ""), "invalid") << p.key();
-      EXPECT_NE(r.value("message", "").find(std::string(pin) + " is 'fastest'"), std::string::npos)
-          << r.value("message", "");
-    }
+    expect_pin_invalid(yaml, pin, "fastest", ": vector or scalar");
   }
   if (ran == 0) GTEST_SKIP() << "neither regtile nor dmma in this build";
 }
@@ -495,16 +504,7 @@ TEST_F(CudaVariants, RegtileTimesSmallTilesWhereCHasFewTiles) {
           << p.key() << ": " << message;
     });
   }
-  ScopedEnv unknown("RUNNER_REGTILE_TILES", "32x32");
-  const ExperimentSpec spec = parse_config(yaml, "test.yaml");
-  for (const Point& p : expand(spec, Registry::instance())) {
-    const Record r = run_point(spec, p, Registry::instance());
-    EXPECT_EQ(r.value("status", ""), "invalid") << p.key();
-    EXPECT_NE(
-        r.value("message", "").find("RUNNER_REGTILE_TILES is '32x32': 128x128, 64x64 or 64x64-2w"),
-        std::string::npos)
-        << r.value("message", "");
-  }
+  expect_pin_invalid(yaml, "RUNNER_REGTILE_TILES", "32x32", ": 128x128, 64x64 or 64x64-2w");
 }
 
 // dmma times its 64 × 64 tiles beside the 128 × 128 ones where C has fewer 128 × 128 tiles than two
@@ -519,7 +519,9 @@ TEST_F(CudaVariants, DmmaTimesItsTilingsWhereCHasFewTiles) {
                            "{m: 1201, n: 1199, k: 1203}, {m: 3000, n: 800, k: 800}, 4096, "
                            "{m: 3, n: 5, k: 7}, {m: 130, n: 260, k: 20001}, {m: 4095, n: 4097, "
                            "k: 4099}]\n";
-  // Two waves of one block an SM: 4096² (1024 tiles) is past them on GPUs of up to 511 SMs.
+  // Two waves of one block an SM: 4096² (1024 tiles) is past them on GPUs of up to 511 SMs. The
+  // model's splits: only the tilings and loads are timed.
+  ScopedEnv modelled("RUNNER_DMMA_SPLITS", "modelled");
   run_verified(yaml, [&](const Point& p, const Record& r) {
     const std::string path = r.value("path", ""), message = r.value("message", "");
     const bool misaligned = p.size->k % 2 != 0 || p.size->n % 2 != 0;
@@ -545,15 +547,66 @@ TEST_F(CudaVariants, DmmaTimesItsTilingsWhereCHasFewTiles) {
       EXPECT_TRUE(path.starts_with(std::string(tiles) + " tiles")) << p.key() << ": " << path;
     });
   }
-  ScopedEnv unknown("RUNNER_DMMA_TILES", "64x32");
-  const ExperimentSpec spec = parse_config(yaml, "test.yaml");
-  for (const Point& p : expand(spec, Registry::instance())) {
-    const Record r = run_point(spec, p, Registry::instance());
-    EXPECT_EQ(r.value("status", ""), "invalid") << p.key();
-    EXPECT_NE(r.value("message", "").find("RUNNER_DMMA_TILES is '64x32': 128x128 or 64x64"),
-              std::string::npos)
-        << r.value("message", "");
+  expect_pin_invalid(yaml, "RUNNER_DMMA_TILES", "64x32", ": 128x128 or 64x64");
+}
+
+// dmma times the splits of k of its 64 × 64 tiles, 1 to 4 beside the cost model's, where those
+// tiles do not outnumber the SMs (256³: 16 tiles; 513³: 81; 130 × 260 × 20001: 15): the message
+// says "splits", lists each, and the fastest runs, verified. Where the tiles are more (1200³) or
+// k is one k-step (3 × 5 × 7) only the model's split runs. RUNNER_DMMA_SPLITS=modelled keeps the
+// model's everywhere; an unknown value makes the point invalid.
+TEST_F(CudaVariants, DmmaTimesSplitsWhereItsSmallTilesLeaveSmsIdle) {
+  if (!cuda_variants_of("gemm").count("dmma")) GTEST_SKIP() << "dmma not built";
+  const std::string yaml = std::string("experiment: t\nkernel: gemm\n") + kRepeat +
+                           "sweeps:\n  - variant: dmma\n    dtype: double\n    size: [256, 513, "
+                           "{m: 130, n: 260, k: 20001}, {m: 3, n: 5, k: 7}, 1200, {m: 64, n: "
+                           "64, k: 64}]\n";
+  const auto split_of = [](const std::string& path) {
+    const std::size_t at = path.find("split-K ");
+    return at == std::string::npos ? 1 : std::stoi(path.substr(at + 8));
+  };
+  for (const char* tiles : {"", "64x64"}) {
+    ScopedEnv pinned("RUNNER_DMMA_TILES", tiles);
+    run_verified(yaml, [&](const Point& p, const Record& r) {
+      const std::string message = r.value("message", "");
+      const std::int64_t small_tiles = ((p.size->m + 63) / 64) * ((p.size->n + 63) / 64);
+      const std::int64_t k_steps = (p.size->k + 15) / 16;
+      // Splits 1 and 2 are both possible where k has at least 8 k-steps of 16 (chunks of 4).
+      if (small_tiles > gpu_info().sm_count || k_steps < 8) {
+        EXPECT_EQ(message.find("splits"), std::string::npos) << p.key() << ": " << message;
+        return;
+      }
+      const std::size_t header = message.find(" timed at set-up");
+      ASSERT_NE(header, std::string::npos) << p.key() << ": " << message;
+      EXPECT_NE(message.substr(0, header).find("splits"), std::string::npos)
+          << p.key() << ": " << message;
+      // The 64x64 candidates' splits, by load (on the copies of A and B, or as they are).
+      std::map<bool, std::set<int>> splits_by_load;
+      for (const std::string& candidate : fastest_timed(p, r, message.substr(0, header + 16))) {
+        if (candidate.starts_with("64x64 tiles"))
+          splits_by_load[candidate.find("copied") != std::string::npos].insert(split_of(candidate));
+      }
+      ASSERT_FALSE(splits_by_load.empty()) << p.key() << ": " << message;
+      for (const auto& [copied, splits] : splits_by_load) {
+        // Every split of 1 to 4 whose chunks are their own and at least 4 k-steps long.
+        for (std::int64_t s = 1; s <= 4; ++s) {
+          const std::int64_t chunk = (k_steps + s - 1) / s;
+          if (chunk >= 4 && (k_steps + chunk - 1) / chunk == s) {
+            EXPECT_TRUE(splits.count(static_cast<int>(s)))
+                << p.key() << (copied ? " copied" : "") << ", split " << s << ": " << message;
+          }
+        }
+      }
+    });
   }
+  {
+    ScopedEnv modelled("RUNNER_DMMA_SPLITS", "modelled");
+    run_verified(yaml, [&](const Point& p, const Record& r) {
+      EXPECT_EQ(r.value("message", "").find("splits"), std::string::npos)
+          << p.key() << ": " << r.value("message", "");
+    });
+  }
+  expect_pin_invalid(yaml, "RUNNER_DMMA_SPLITS", "4", ": modelled or timed");
 }
 
 // shared_reg at every filter side and n mod 4, tiles inside the image and on its border, n within 3
@@ -663,21 +716,10 @@ sweeps:
 // points invalid, with the reason; the other pin unset.
 TEST_F(CudaVariants, Conv2dPinnedToNothingKnownIsInvalid) {
   if (!cuda_variants_of("conv2d").count("shared_reg")) GTEST_SKIP() << "shared_reg not built";
-  const ExperimentSpec spec =
-      parse_config(std::string("experiment: t\nkernel: conv2d\n") + kRepeat +
-                       "sweeps:\n  - {variant: shared_reg, size: 64}\n",
-                   "test.yaml");
-  for (const auto& [name, value] :
-       {std::pair{"RUNNER_CONV2D_TILES", "64x64"}, std::pair{"RUNNER_CONV2D_FORM", "fastest"}}) {
-    ScopedEnv env(name, value);
-    for (const Point& p : expand(spec, Registry::instance())) {
-      const Record r = run_point(spec, p, Registry::instance());
-      EXPECT_EQ(r.value("status", ""), "invalid") << name << " " << p.key();
-      EXPECT_NE(r.value("message", "").find(std::string(name) + " is '" + value + "'"),
-                std::string::npos)
-          << r.value("message", "");
-    }
-  }
+  const std::string yaml = std::string("experiment: t\nkernel: conv2d\n") + kRepeat +
+                           "sweeps:\n  - {variant: shared_reg, size: 64}\n";
+  expect_pin_invalid(yaml, "RUNNER_CONV2D_TILES", "64x64", ": 128x32, 32x128 or 256x16");
+  expect_pin_invalid(yaml, "RUNNER_CONV2D_FORM", "fastest", ": grid or persistent");
 }
 
 TEST_F(CudaVariants, HelloEveryThreadReportsOnce) {

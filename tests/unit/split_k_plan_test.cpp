@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <optional>
+#include <tuple>
 
 #include "kernels/gemm/gemm_split_k.cuh"
 
@@ -149,6 +151,34 @@ TEST(SplitKPlan, ALoneBlockCostsItsMeasuredShareOfAnSm) {
   EXPECT_EQ(plan(c, tiles, 513, 513, 513, 16, 4).splits, 5);
   // 256³, 4 tiles of 16 k-steps: chunks of 2 steps (8 splits, 8.8 µs) beat chunks of 4 (11.5).
   EXPECT_EQ(plan(c, 4, 256, 256, 256, 16, 4).splits, 8);
+}
+
+// A split a variant times (dmma where its 64×64 tiles leave SMs idle): exactly that many chunks of
+// whole k-steps that cover k, with the model's time for them, and none where the chunks would be
+// shorter than the plan allows or the same as those of fewer splits.
+TEST(SplitKPlan, AGivenSplitCoversKInThatManyChunks) {
+  const CostModel c = regtile_h100();  // min_chunk_steps 4
+  const std::optional<Plan> whole = plan_of_splits(c, 16, 256, 256, 256, 16, 4, 1);
+  ASSERT_TRUE(whole);
+  EXPECT_EQ(whole->splits, 1);
+  EXPECT_EQ(whole->k_chunk, 256);
+  EXPECT_DOUBLE_EQ(whole->modelled_us, modelled_us(c, 16, 16, 1, 256 * 256, 4));
+  for (const auto& [k, splits, chunk] :
+       {std::tuple{256, 4, 64}, std::tuple{256, 3, 96}, std::tuple{256, 2, 128},
+        std::tuple{257, 4, 80}, std::tuple{257, 2, 144}, std::tuple{4099, 4, 1040}}) {
+    const std::optional<Plan> p = plan_of_splits(c, 16, 256, 256, k, 16, 4, splits);
+    ASSERT_TRUE(p) << k << " in " << splits;
+    EXPECT_EQ(p->splits, splits) << k;
+    EXPECT_EQ(p->k_chunk, chunk) << k << " in " << splits;
+    expect_covers(*p, k, 16);
+    EXPECT_DOUBLE_EQ(p->modelled_us,
+                     modelled_us(c, 16, (k + 15) / 16, splits, std::int64_t{256} * 256, 4));
+  }
+  // 16 k-steps: 5 splits make the chunks of 4 (4 steps each), 8 chunks of 2 steps are too short.
+  EXPECT_FALSE(plan_of_splits(c, 16, 256, 256, 256, 16, 4, 5));
+  EXPECT_FALSE(plan_of_splits(c, 16, 256, 256, 256, 16, 4, 8));
+  EXPECT_FALSE(plan_of_splits(c, 16, 3, 5, 7, 16, 4, 2));  // one k-step
+  EXPECT_FALSE(plan_of_splits(c, 16, 256, 256, 256, 16, 4, 0));
 }
 
 }  // namespace
