@@ -224,6 +224,8 @@ std::optional<TiledProblem> tile_problem(const Tiling& t, std::int64_t m, std::i
 // 513³ (81 tiles) ran at 72.2 % of cuBLAS with k whole as modelled and 82.8 % in 2 splits, 256³
 // (16 tiles) at 68.4 % in 2 as modelled and 78.8 % in 4, while 640³ (100 tiles) ran fastest whole
 // as modelled (94.3 % against 88.1 % in 2). Above 4 splits every one of 11 such problems lost.
+// Where the model itself splits k more than 4 times (deep K: 256 × 256 × 65536 in 32) none is
+// timed: a chunk of k whole, or of a quarter, would cost set-up in proportion to k and not win.
 constexpr int kTimedSplits = 4;
 // RUNNER_DMMA_SPLITS=modelled keeps the cost model's split everywhere (=timed: the default).
 constexpr const char* kPinSplits = "RUNNER_DMMA_SPLITS";
@@ -357,12 +359,14 @@ class DmmaGemm final : public CudaGemm<double> {
   }
 
   // The routes of a tiling and load: the cost model's split of k, and with the 64×64 tiles where
-  // they do not outnumber the SMs, every other split up to kTimedSplits.
+  // they do not outnumber the SMs and the model splits k at most kTimedSplits times, every other
+  // split up to kTimedSplits.
   void add_routes(bool vec, bool copies, TilingChoice tiling, std::vector<Route>& routes) {
     routes.push_back(make_route(vec, copies, tiling));
     const TiledProblem planned = routes.back().tiled;
     if (!time_splits_ || tiling != TilingChoice::small ||
-        planned.tiles_m * planned.tiles_n > gpu_info().sm_count)
+        planned.tiles_m * planned.tiles_n > gpu_info().sm_count ||
+        planned.plan.splits > kTimedSplits)
       return;
     for (int splits = 1; splits <= kTimedSplits; ++splits) {
       if (splits == planned.plan.splits) continue;
