@@ -195,26 +195,39 @@ split_k::CostModel cost_model(const Tiling& t, std::int64_t tiles, const cudaFun
   return cost;
 }
 
-// The problem in tiles of `t`, with the cost model's split of k, or with `splits` (nullopt where
-// that many do not make chunks of their own: split_k::plan_of_splits).
-std::optional<TiledProblem> tile_problem(const Tiling& t, std::int64_t m, std::int64_t n,
-                                         std::int64_t k, const cudaFuncAttributes& attr,
-                                         int splits = 0) {
+// The problem's grid in tiles of `t`, and the cost model for that grid (its occupancy and cluster
+// queries made once for every split of k planned on it).
+struct TileGridCost {
+  Tiling tiling;
+  std::int64_t tiles_m = 0, tiles_n = 0;
+  split_k::CostModel cost;
+};
+TileGridCost tile_grid_cost(const Tiling& t, std::int64_t m, std::int64_t n,
+                            const cudaFuncAttributes& attr) {
+  TileGridCost g{t, ceil_div(m, t.bm), ceil_div(n, t.bn), {}};
+  g.cost = cost_model(t, g.tiles_m * g.tiles_n, attr);
+  return g;
+}
+
+// The problem on that grid with the cost model's split of k (splits 0) or with `splits` (nullopt
+// where that many do not make chunks of their own: split_k::plan_of_splits).
+std::optional<TiledProblem> tile_problem(const TileGridCost& g, std::int64_t m, std::int64_t n,
+                                         std::int64_t k, int splits = 0) {
   TiledProblem p;
-  p.tiling = t;
-  p.tiles_m = ceil_div(m, t.bm);
-  p.tiles_n = ceil_div(n, t.bn);
+  p.tiling = g.tiling;
+  p.tiles_m = g.tiles_m;
+  p.tiles_n = g.tiles_n;
   const std::int64_t tiles = p.tiles_m * p.tiles_n;
-  const split_k::CostModel cost = cost_model(t, tiles, attr);
+  const int bk = g.tiling.k_step;
   if (splits == 0) {
-    p.plan = split_k::plan(cost, tiles, m, n, k, t.k_step, sizeof(double));
+    p.plan = split_k::plan(g.cost, tiles, m, n, k, bk, sizeof(double));
   } else if (const std::optional<split_k::Plan> plan =
-                 split_k::plan_of_splits(cost, tiles, m, n, k, t.k_step, sizeof(double), splits)) {
+                 split_k::plan_of_splits(g.cost, tiles, m, n, k, bk, sizeof(double), splits)) {
     p.plan = *plan;
   } else {
     return std::nullopt;
   }
-  p.in_cluster = cost.sums_in_cluster(p.plan.splits);
+  p.in_cluster = g.cost.sums_in_cluster(p.plan.splits);
   return p;
 }
 
@@ -360,18 +373,28 @@ class DmmaGemm final : public CudaGemm<double> {
 
   // The routes of a tiling and load: the cost model's split of k, and with the 64×64 tiles where
   // they do not outnumber the SMs and the model splits k at most kTimedSplits times, every other
-  // split up to kTimedSplits.
+  // split up to kTimedSplits, each planned on the one cost model of the grid.
   void add_routes(bool vec, bool copies, TilingChoice tiling, std::vector<Route>& routes) {
-    routes.push_back(make_route(vec, copies, tiling));
-    const TiledProblem planned = routes.back().tiled;
+    const Tiling large = large_tiling(vec);
+    const Tiling small = small_tiling(vec);
+    const cudaFuncAttributes attr = large_attributes(vec);
+    const TileGridCost grid =
+        tile_grid_cost(tiling == TilingChoice::small ? small : large, m(), n(), attr);
+    // Modelled: the tiling the cost model finds faster, 64×64 where 128×128 tiles leave SMs
+    // idle. (Its grid has 4 times the blocks: only where that stays a valid grid.)
+    TiledProblem chosen = *tile_problem(grid, m(), n(), k());
+    if (tiling == TilingChoice::modelled && chosen.tiles_m * chosen.tiles_n * 4 <= kMaxGridX) {
+      const TiledProblem candidate =
+          *tile_problem(tile_grid_cost(small, m(), n(), attr), m(), n(), k());
+      if (candidate.plan.modelled_us < chosen.plan.modelled_us) chosen = candidate;
+    }
+    routes.push_back(route_of(vec, copies, chosen));
     if (!time_splits_ || tiling != TilingChoice::small ||
-        planned.tiles_m * planned.tiles_n > gpu_info().sm_count ||
-        planned.plan.splits > kTimedSplits)
+        chosen.tiles_m * chosen.tiles_n > gpu_info().sm_count || chosen.plan.splits > kTimedSplits)
       return;
     for (int splits = 1; splits <= kTimedSplits; ++splits) {
-      if (splits == planned.plan.splits) continue;
-      if (std::optional<TiledProblem> split =
-              tile_problem(planned.tiling, m(), n(), k(), large_attributes(vec), splits))
+      if (splits == chosen.plan.splits) continue;
+      if (std::optional<TiledProblem> split = tile_problem(grid, m(), n(), k(), splits))
         routes.push_back(route_of(vec, copies, *split));
     }
   }
@@ -382,22 +405,6 @@ class DmmaGemm final : public CudaGemm<double> {
     RUNNER_CUDA_CHECK(
         cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(large_tiling(vec).kernel)));
     return attr;
-  }
-
-  // The route of a tiling and load with the cost model's split of k.
-  Route make_route(bool vec, bool copies, TilingChoice tiling) {
-    const Tiling large = large_tiling(vec);
-    const Tiling small = small_tiling(vec);
-    const cudaFuncAttributes attr = large_attributes(vec);
-    // Modelled: the tiling the cost model finds faster, 64×64 where 128×128 tiles leave SMs
-    // idle. (Its grid has 4 times the blocks: only where that stays a valid grid.)
-    TiledProblem chosen =
-        *tile_problem(tiling == TilingChoice::small ? small : large, m(), n(), k(), attr);
-    if (tiling == TilingChoice::modelled && chosen.tiles_m * chosen.tiles_n * 4 <= kMaxGridX) {
-      const TiledProblem candidate = *tile_problem(small, m(), n(), k(), attr);
-      if (candidate.plan.modelled_us < chosen.plan.modelled_us) chosen = candidate;
-    }
-    return route_of(vec, copies, chosen);
   }
 
   // A route of the given tiling and split, with its own split-K workspace.

@@ -100,38 +100,47 @@ inline double modelled_us(const CostModel& cost, std::int64_t tiles, std::int64_
   return us;
 }
 
-// The cheapest split of k (multiples of bk) for `tiles` tiles of an m×n C.
-inline Plan plan(const CostModel& cost, std::int64_t tiles, std::int64_t m, std::int64_t n,
-                 std::int64_t k, int bk, int element_bytes) {
-  const std::int64_t k_steps = std::max<std::int64_t>(1, ceil_div(k, bk));
-  Plan best{1, k, modelled_us(cost, tiles, k_steps, 1, m * n, element_bytes)};
-  const std::int64_t most =
-      std::min<std::int64_t>(cost.max_splits, k_steps / std::max(1, cost.min_chunk_steps));
-  for (std::int64_t s = 2; s <= most; ++s) {
-    const std::int64_t chunk_steps = ceil_div(k_steps, s);
-    const std::int64_t splits = ceil_div(k_steps, chunk_steps);  // no empty chunk
-    if (splits != s) continue;                                   // the same chunks as a smaller s
-    const double us = modelled_us(cost, tiles, k_steps, splits, m * n, element_bytes);
-    if (us < best.modelled_us * 0.97)  // a split must win clearly: the model is rough
-      best = Plan{static_cast<int>(splits), chunk_steps * bk, us};
-  }
-  return best;
+// The chunk, in k-steps, that cuts k_steps into exactly `splits` chunks (each but the last that
+// long): nullopt where that split is not one of its own, i.e. where more than one split lies
+// below every chunk of cost.min_chunk_steps (splits > k_steps / min_chunk_steps) or where a
+// smaller split already makes the same chunks (ceil(k_steps / chunk) < splits: an empty last
+// chunk). One split is always its own: the whole of k. The one rule of plan() and
+// plan_of_splits().
+inline std::optional<std::int64_t> chunk_steps_of(std::int64_t k_steps, std::int64_t splits,
+                                                  int min_chunk_steps) {
+  if (splits < 1) return std::nullopt;
+  if (splits == 1) return k_steps;
+  if (splits > k_steps / std::max(1, min_chunk_steps)) return std::nullopt;
+  const std::int64_t chunk = ceil_div(k_steps, splits);
+  if (ceil_div(k_steps, chunk) != splits) return std::nullopt;
+  return chunk;
 }
 
-// k cut into exactly `splits` chunks of whole k-steps, with its modelled time, for a variant that
-// times splits instead of trusting the model (dmma where its tiles leave SMs idle). nullopt where
-// the chunks would be shorter than cost.min_chunk_steps or no more than those of fewer splits.
+// k cut into exactly `splits` chunks of whole k-steps (chunk_steps_of), with its modelled time:
+// for plan(), and for a variant that times splits instead of trusting the model (dmma where its
+// tiles leave SMs idle). nullopt where that split is not one of its own.
 inline std::optional<Plan> plan_of_splits(const CostModel& cost, std::int64_t tiles, std::int64_t m,
                                           std::int64_t n, std::int64_t k, int bk, int element_bytes,
                                           int splits) {
-  if (splits < 1) return std::nullopt;
   const std::int64_t k_steps = std::max<std::int64_t>(1, ceil_div(k, bk));
-  if (splits == 1) return Plan{1, k, modelled_us(cost, tiles, k_steps, 1, m * n, element_bytes)};
-  const std::int64_t chunk_steps = ceil_div(k_steps, splits);
-  if (chunk_steps < cost.min_chunk_steps || ceil_div(k_steps, chunk_steps) != splits)
-    return std::nullopt;
-  return Plan{splits, chunk_steps * bk,
+  const std::optional<std::int64_t> chunk = chunk_steps_of(k_steps, splits, cost.min_chunk_steps);
+  if (!chunk) return std::nullopt;
+  return Plan{splits, splits == 1 ? k : *chunk * bk,
               modelled_us(cost, tiles, k_steps, splits, m * n, element_bytes)};
+}
+
+// The cheapest split of k (multiples of bk) for `tiles` tiles of an m×n C.
+inline Plan plan(const CostModel& cost, std::int64_t tiles, std::int64_t m, std::int64_t n,
+                 std::int64_t k, int bk, int element_bytes) {
+  Plan best = *plan_of_splits(cost, tiles, m, n, k, bk, element_bytes, 1);
+  const std::int64_t k_steps = std::max<std::int64_t>(1, ceil_div(k, bk));
+  const int most = static_cast<int>(std::min<std::int64_t>(cost.max_splits, k_steps));
+  for (int s = 2; s <= most; ++s) {
+    const std::optional<Plan> split = plan_of_splits(cost, tiles, m, n, k, bk, element_bytes, s);
+    if (split && split->modelled_us < best.modelled_us * 0.97)  // must win clearly: a rough model
+      best = *split;
+  }
+  return best;
 }
 
 // For the record's `path`: "128x128 tiles", "128x128 tiles, split-K 4" or, where the splits are

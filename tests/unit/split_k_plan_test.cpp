@@ -181,5 +181,46 @@ TEST(SplitKPlan, AGivenSplitCoversKInThatManyChunks) {
   EXPECT_FALSE(plan_of_splits(c, 16, 256, 256, 256, 16, 4, 0));
 }
 
+// The one rule of both: exactly that many chunks, none of them a smaller split's, and no more
+// splits than chunks of min_chunk_steps fit (the last chunk may be shorter than the others).
+TEST(SplitKPlan, ChunkStepsOfASplit) {
+  EXPECT_EQ(chunk_steps_of(16, 1, 4), 16);
+  EXPECT_EQ(chunk_steps_of(1, 1, 4), 1);
+  EXPECT_EQ(chunk_steps_of(16, 4, 4), 4);
+  EXPECT_EQ(chunk_steps_of(17, 4, 4), 5);  // 5, 5, 5, 2
+  EXPECT_EQ(chunk_steps_of(10, 4, 1), 3);  // 3, 3, 3, 1
+  EXPECT_FALSE(chunk_steps_of(16, 5, 4));  // 16 steps hold 4 chunks of 4, not 5
+  EXPECT_FALSE(chunk_steps_of(15, 4, 4));  // 4, 4, 4, 3: fewer than 4 steps a chunk on average
+  EXPECT_FALSE(chunk_steps_of(10, 6, 1));  // chunks of 2 make 5 splits, not 6
+  EXPECT_FALSE(chunk_steps_of(16, 0, 4));
+  EXPECT_EQ(chunk_steps_of(16, 16, 0), 1);  // no minimum: a step a chunk
+}
+
+// plan() chooses among the splits plan_of_splits() offers for timing: its choice is always one of
+// them, with the same chunks and time, under a model that rarely splits and one that splits
+// wherever it can; and a split that plan() may not choose is not offered either.
+TEST(SplitKPlan, PlanChoosesAmongTheSplitsOfferedForTiming) {
+  CostModel splits_freely = regtile_h100();
+  splits_freely.slots = 100000;
+  splits_freely.fixed_steps = 0;
+  splits_freely.launch_us = 0;
+  splits_freely.bytes_per_us = 1e12;
+  int split = 0;
+  for (std::int64_t k = 1; k <= 4000; k += 7) {
+    for (const CostModel& c : {regtile_h100(), splits_freely}) {
+      const Plan p = plan(c, 1, 64, 64, k, 16, 4);
+      const std::optional<Plan> offered = plan_of_splits(c, 1, 64, 64, k, 16, 4, p.splits);
+      ASSERT_TRUE(offered) << k << " in " << p.splits;
+      EXPECT_EQ(offered->k_chunk, p.k_chunk) << k;
+      EXPECT_DOUBLE_EQ(offered->modelled_us, p.modelled_us) << k;
+      split += p.splits > 1;
+    }
+  }
+  EXPECT_GT(split, 500);  // most of them split under the second model
+  // 15 k-steps with chunks of at least 4: 3 splits of 5 at most.
+  EXPECT_EQ(plan(splits_freely, 1, 64, 64, 240, 16, 4).splits, 3);
+  EXPECT_FALSE(plan_of_splits(splits_freely, 1, 64, 64, 240, 16, 4, 4));
+}
+
 }  // namespace
 }  // namespace runner::kernels::gemm::split_k
