@@ -4,8 +4,6 @@
 // or from padded copies, and the split of k planned for it. Which one wins moves with the GPU's
 // memory and clocks and with the problem's size and alignment (docs/performance.md, Log), so
 // `regtile` and `dmma` time the routes that can run instead of ruling between them.
-#include <cstdio>
-#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,35 +13,12 @@
 
 namespace runner::kernels::gemm {
 
-// Times every route with cuda::fastest_launch as the point's samples will be taken (`mode`,
-// Point::measure; each launch(route) enqueues the route's whole work on `stream`: copies, GEMM and
-// split-K sum) and returns the fastest. Where more than one was
-// timed, `message` becomes the record's account of it: "WHAT timed at set-up (median of 5 cold
-// launches each): PATH 0.0123 ms; PATH 0.0101 ms", each route's describe(route) and median. A
-// single route is returned untimed and `message` left as it is.
-template <class Route, class Launch, class Describe>
-Route fastest_route(std::vector<Route> routes, const std::string& what, cudaStream_t stream,
-                    MeasureMode mode, const Launch& launch, const Describe& describe,
-                    std::string& message) {
-  if (routes.size() == 1) return std::move(routes.front());
-  std::vector<std::function<void()>> launches;
-  for (const Route& route : routes) launches.emplace_back([&launch, &route] { launch(route); });
-  const cuda::LaunchRanking ranking = cuda::fastest_launch(launches, stream, mode);
-  message = what + " timed at set-up (" + ranking.rounds_text() + "): ";
-  for (std::size_t i = 0; i < routes.size(); ++i) {
-    char ms[32];
-    std::snprintf(ms, sizeof ms, " %.4f ms", ranking.median_ms[i]);
-    message += (i ? "; " : "") + describe(routes[i]) + ms;
-  }
-  return std::move(routes[ranking.fastest]);
-}
-
 // The route a variant runs: for each of its `tilings`, add_routes(tiling, true, routes) appends
 // the route(s) that read A and B with the widest loads they allow (on their padded copies where
 // they are allocated), and, where `both_loads`, add_routes(tiling, false, routes) those that read
 // them as they are with the narrower instance; a variant that times splits of k appends one route
-// per split. All are timed as fastest_route does (the message says what varied: "tiles", "loads",
-// "splits", "tiles and loads", ...) and the fastest is returned; the copies of A and B are
+// per split. All are timed with cuda::fastest_candidate (the message says what varied: "tiles",
+// "loads", "splits", "tiles and loads", ...) and the fastest is returned; the copies of A and B are
 // released where it does not read them (Route::copies).
 template <class Route, class Tiling, class AddRoutes, class Launch, class Describe, class T>
 Route fastest_route_of_tilings(const std::vector<Tiling>& tilings, bool both_loads,
@@ -63,7 +38,8 @@ Route fastest_route_of_tilings(const std::vector<Tiling>& tilings, bool both_loa
   std::string what = varied.empty() ? "loads" : varied.front();
   for (std::size_t i = 1; i < varied.size(); ++i)
     what += (i + 1 == varied.size() ? " and " : ", ") + varied[i];
-  Route fastest = fastest_route(std::move(routes), what, stream, mode, launch, describe, message);
+  Route fastest =
+      cuda::fastest_candidate(std::move(routes), what, stream, mode, launch, describe, message);
   if (!fastest.copies) {
     a_rows.release();
     b_rows.release();

@@ -55,16 +55,28 @@
 // of W, and consecutive threads read and write consecutive elements of both
 // (tiled_vec_strips_kernel).
 //
+// Beside the rule's path, the classic kernel of `tiled_rows` (scalar accesses through a padded
+// 32 × 32 or 64 × 64 tile) is timed at set-up, and the fastest of the three runs (candidate_paths):
+// at some shapes the classic kernel is the faster one (double 1100², a side of exactly 32 in
+// float).
+//
 // cudaMalloc's 256-byte alignment makes every such vector 16-byte aligned.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "kernels/common/vector16.cuh"
 #include "kernels/transpose/transpose_cuda_workload.hpp"
+#include "kernels/transpose/transpose_tiled_rows.cuh"
+#include "runner/api/cuda/fastest_launch.hpp"
 #include "runner/api/gpu_info.hpp"
+#include "runner/api/pinned_choice.hpp"
 #include "runner/api/variant.hpp"
 
 namespace runner::kernels::transpose {
@@ -448,15 +460,17 @@ __global__ void __launch_bounds__(Threads)
 // segments beat 64 and 128 at every odd size, float and double.
 constexpr int kSegmentAlign = 32;
 
-// The code path of one problem (the record's `path`): its kernel, block size and grid (the last
-// kernel argument: tiles along the columns for the tile paths, the strip width for the strips).
+// A code path for one problem (the record's `path`): its kernel, block, grid (the last kernel
+// argument: tiles along the columns for the tile paths, the strip width for the strips) and
+// dynamic shared memory.
 template <typename T>
 struct TiledVecPath {
   using Kernel = void (*)(const T*, T*, std::int64_t, std::int64_t, unsigned);
   Kernel kernel;
-  int threads;
+  BlockShape block;
   TileGrid grid;
   const char* name;
+  std::size_t shared_bytes = 0;
 };
 
 // A strips path (few rows: m ≤ n), its block and its strip width from the kernel's own Threads and
@@ -467,7 +481,7 @@ template <typename T, bool kFewRows, int Threads, int PerThread, int V>
 TiledVecPath<T> strips_path(const ProblemSize& s) {
   const std::int64_t width = Threads * PerThread / (kFewRows ? s.m : s.n) / V * V;
   const TileGrid grid = tile_grid(kFewRows ? s.n : s.m, width, 1, 1);
-  return {&tiled_vec_strips_kernel<T, kFewRows, Threads, PerThread, V>, Threads,
+  return {&tiled_vec_strips_kernel<T, kFewRows, Threads, PerThread, V>, BlockShape{Threads, 1},
           TileGrid{static_cast<unsigned>(width), grid.blocks},
           kFewRows ? "strips, few rows" : "strips, few columns"};
 }
@@ -498,44 +512,92 @@ TiledVecPath<T> tiled_vec_path(const ProblemSize& s, int sm_count) {
     return strips_path<T, true, 512, 4, 1>(s);
   }
   if (s.n % G::kV == 0 && s.m % One::kA == 0)
-    return {&tiled_vec_kernel<T>, G::kThreads, tile_grid(s.n, G::kSide, s.m, G::kSide), "aligned"};
+    return {&tiled_vec_kernel<T>, BlockShape{G::kThreads, 1},
+            tile_grid(s.n, G::kSide, s.m, G::kSide), "aligned"};
   const std::int64_t reach = One::kA - 1;
   const TileGrid tall = tile_grid(s.n, G::kSide, s.m + reach, Two::kRows);
   if (s.m >= 2 * Two::kRows && tall.blocks >= 2 * std::int64_t{sm_count})
-    return {&tiled_vec_segments_kernel<T, kSegmentAlign, 2>, G::kThreads, tall,
+    return {&tiled_vec_segments_kernel<T, kSegmentAlign, 2>, BlockShape{G::kThreads, 1}, tall,
             "segments, 2 tiles a block"};
-  return {&tiled_vec_segments_kernel<T, kSegmentAlign, 1>, G::kThreads,
+  return {&tiled_vec_segments_kernel<T, kSegmentAlign, 1>, BlockShape{G::kThreads, 1},
           tile_grid(s.n, G::kSide, s.m + reach, One::kRows), "segments"};
+}
+
+// The classic kernel (transpose_tiled_rows.cuh: `tiled_rows`' kernel), kTile × kTile tiles of
+// kTile × kRows threads, scalar loads and stores through a padded tile.
+template <typename T, int kTile, int kRows>
+TiledVecPath<T> classic_path(const ProblemSize& s, const char* name) {
+  return {&tiled_rows_kernel<T, kTile, kRows>, BlockShape{kTile, kRows},
+          tile_grid(s.n, kTile, s.m, kTile), name, tiled_rows_shared_bytes<T>(kTile)};
+}
+
+// RUNNER_TILED_VEC_KERNEL=vector|classic32|classic64 pins one kernel: the 16-byte-vector path
+// the shape rule above picks, or the classic kernel with 32 × 32 tiles of 32 × 8 threads or 64 × 64
+// of 64 × 8. Unset, the three are timed at set-up and the fastest runs. The rule's path is not the
+// fastest everywhere: on an H200 (docs/performance.md, "Log") the classic kernel ran double
+// 1100² at 100.6 % of the copy against the `aligned` path's 88.1 %, double 33 × 100003 (64 × 64
+// tiles) at 92.5 % against `segments`' 80.8 %, float 32 × 131072 at 103 % against the strips'
+// 92 %; elsewhere the vector paths lead by up to 20 points (float 1100², 33 × 100003, 100 × 20000).
+// A tuned variant must not lose to the simpler kernel it was built to beat: measuring both on the
+// device is the one rule that holds on every GPU.
+constexpr const char* kPinKernel = "RUNNER_TILED_VEC_KERNEL";
+
+template <typename T>
+std::vector<TiledVecPath<T>> candidate_paths(const ProblemSize& s, int sm_count) {
+  const std::optional<std::size_t> pinned =
+      pinned_choice(kPinKernel, {"vector", "classic32", "classic64"},
+                    "the fastest of the three, timed at set-up");
+  std::vector<TiledVecPath<T>> paths;
+  if (!pinned || *pinned == 0) paths.push_back(tiled_vec_path<T>(s, sm_count));
+  if (!pinned || *pinned == 1)
+    paths.push_back(classic_path<T, 32, 8>(s, "classic 32x32 tiles, 32x8 threads"));
+  if (!pinned || *pinned == 2)
+    paths.push_back(classic_path<T, 64, 8>(s, "classic 64x64 tiles, 64x8 threads"));
+  return paths;
 }
 
 template <typename T>
 class TiledVec final : public CudaTranspose<T> {
  public:
   TiledVec(const Point& point, std::shared_ptr<const Problem> problem)
-      : TiledVec(point, std::move(problem), tiled_vec_path<T>(*point.size, gpu_info().sm_count)) {}
+      : TiledVec(point, std::move(problem), candidate_paths<T>(*point.size, gpu_info().sm_count)) {}
 
-  void run() override {
-    this->note_launch(dim3(path_.grid.blocks), dim3(path_.threads));
-    path_.kernel<<<path_.grid.blocks, path_.threads, 0, this->stream()>>>(
-        this->in_.data(), this->out_.data(), this->m(), this->n(), path_.grid.tiles_x);
-    RUNNER_CUDA_CHECK_LAUNCH();
-  }
+  void run() override { launch(path_); }
 
   nlohmann::json extra_fields() const override {
     nlohmann::json fields = CudaTranspose<T>::extra_fields();
     fields["path"] = path_.name;
+    if (!choice_.empty()) fields["message"] = choice_;
     return fields;
   }
 
  private:
-  // (The base class needs the path's kernel before path_ exists: chosen once, passed in.)
-  TiledVec(const Point& point, std::shared_ptr<const Problem> problem, TiledVecPath<T> path)
-      : CudaTranspose<T>(
-            point, std::move(problem),
-            {reinterpret_cast<const void*>(path.kernel), 0, BlockShape{path.threads, 1}}),
-        path_(path) {}
+  // (The base class checks the first path's launch before anything is allocated; the others are
+  // checked here, and timed on the point's buffers once they exist.)
+  TiledVec(const Point& point, std::shared_ptr<const Problem> problem,
+           std::vector<TiledVecPath<T>> paths)
+      : CudaTranspose<T>(point, std::move(problem),
+                         {reinterpret_cast<const void*>(paths.front().kernel),
+                          paths.front().shared_bytes, paths.front().block}) {
+    for (std::size_t i = 1; i < paths.size(); ++i)
+      cuda::require_launchable(paths[i].block, paths[i].shared_bytes,
+                               reinterpret_cast<const void*>(paths[i].kernel));
+    path_ = cuda::fastest_candidate(
+        std::move(paths), "kernels", this->stream(), point.measure,
+        [this](const TiledVecPath<T>& p) { launch(p); },
+        [](const TiledVecPath<T>& p) { return std::string(p.name); }, choice_);
+  }
 
-  TiledVecPath<T> path_;
+  void launch(const TiledVecPath<T>& p) {
+    const dim3 block(static_cast<unsigned>(p.block.x), static_cast<unsigned>(p.block.y));
+    this->note_launch(dim3(p.grid.blocks), block);
+    p.kernel<<<p.grid.blocks, block, p.shared_bytes, this->stream()>>>(
+        this->in_.data(), this->out_.data(), this->m(), this->n(), p.grid.tiles_x);
+    RUNNER_CUDA_CHECK_LAUNCH();
+  }
+
+  TiledVecPath<T> path_{};
+  std::string choice_;  // how path_ was chosen, where the kernels were timed
 };
 
 }  // namespace

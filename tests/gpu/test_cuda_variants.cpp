@@ -287,7 +287,8 @@ sweeps:
 // elsewhere, whose output segments start on sector boundaries anywhere in the tile, with one tile
 // a block or (where the matrix gives every SM two blocks of them) two: every residue of n and m
 // modulo 8, edge tiles of 1 to 63 rows or columns, the first tile's segments that start before
-// the matrix, a short side of 1 to 33.
+// the matrix, a short side of 1 to 33. (Pinned to its vector kernels: unpinned, the classic
+// kernel is timed beside them, TransposeTiledVecTimesTheClassicKernel.)
 TEST_F(CudaVariants, TransposeTiledVecBothPathsAtEveryAlignment) {
   const std::string yaml = std::string("experiment: t\nkernel: transpose\n") + kRepeat + R"(
 sweeps:
@@ -304,6 +305,7 @@ sweeps:
     dtype: [float, double]
 )";
   const ExperimentSpec spec = parse_config(yaml, "test.yaml");
+  ScopedEnv vector_kernels("RUNNER_TILED_VEC_KERNEL", "vector");
   std::set<std::string> paths;
   for (const Point& p : expand(spec, Registry::instance())) {
     const Record r = run_point(spec, p, Registry::instance());
@@ -396,6 +398,44 @@ std::set<std::string> fastest_timed(const Point& p, const Record& r, const std::
 // shared_reg's timed choice lists exactly `expected`.
 void expect_fastest_timed(const Point& p, const Record& r, const std::set<std::string>& expected) {
   EXPECT_EQ(fastest_timed(p, r, "tiles and form timed at set-up"), expected) << p.key();
+}
+
+// tiled_vec times its shape rule's path beside the classic kernel of tiled_rows (32 × 32 tiles of
+// 32 × 8 threads, 64 × 64 of 64 × 8): unpinned, the message lists the three and the fastest runs;
+// pinned (RUNNER_TILED_VEC_KERNEL), the one named runs untimed. Every one verifies on shapes where
+// the classic tiles are whole, cut at one edge or both, or hold a single element.
+TEST_F(CudaVariants, TransposeTiledVecTimesTheClassicKernel) {
+  if (!cuda_variants_of("transpose").count("tiled_vec")) GTEST_SKIP() << "tiled_vec not built";
+  const std::string yaml = std::string("experiment: t\nkernel: transpose\n") + kRepeat + R"(
+sweeps:
+  - variant: tiled_vec
+    size: [1, {m: 32, n: 5000}, {m: 5000, n: 32}, {m: 33, n: 3001}, {m: 31, n: 4099}, 1100,
+           {m: 64, n: 130}, {m: 65, n: 63}, {m: 1000, n: 333}, {m: 2, n: 70001}, 2048]
+    dtype: [float, double]
+)";
+  const std::string classic32 = "classic 32x32 tiles, 32x8 threads",
+                    classic64 = "classic 64x64 tiles, 64x8 threads";
+  run_verified(yaml, [&](const Point& p, const Record& r) {
+    const std::set<std::string> listed = fastest_timed(p, r, "kernels timed at set-up");
+    EXPECT_EQ(listed.size(), 3u) << p.key() << ": " << r.value("message", "");
+    EXPECT_TRUE(listed.count(classic32) && listed.count(classic64)) << p.key();
+  });
+  for (const auto& [pin, path] : {std::pair{"classic32", classic32}, {"classic64", classic64}}) {
+    ScopedEnv pinned("RUNNER_TILED_VEC_KERNEL", pin);
+    run_verified(yaml, [&, path = path](const Point& p, const Record& r) {
+      EXPECT_EQ(r.value("path", ""), path) << p.key();
+      EXPECT_EQ(r.value("message", ""), "") << p.key();  // one kernel: nothing timed
+      EXPECT_EQ(r.value("block_threads", 0), path == classic32 ? 256 : 512) << p.key();
+    });
+  }
+  {
+    ScopedEnv pinned("RUNNER_TILED_VEC_KERNEL", "vector");
+    run_verified(yaml, [&](const Point& p, const Record& r) {
+      EXPECT_FALSE(r.value("path", "").starts_with("classic")) << p.key();
+      EXPECT_EQ(r.value("message", ""), "") << p.key();
+    });
+  }
+  expect_pin_invalid(yaml, "RUNNER_TILED_VEC_KERNEL", "tiles", ": vector, classic32 or classic64");
 }
 
 // regtile and dmma where k or n is not a multiple of 4 floats or 2 doubles: pinned to `scalar`
@@ -590,10 +630,10 @@ TEST_F(CudaVariants, DmmaTimesSplitsWhereItsSmallTilesLeaveSmsIdle) {
       }
       ASSERT_FALSE(splits_by_load.empty()) << p.key() << ": " << message;
       for (const auto& [copied, splits] : splits_by_load) {
-        // Every split of 1 to 4 whose chunks are their own and at least 4 k-steps long.
+        // Every split of 1 to 4 whose chunks are their own, at least 4 k-steps a chunk.
         for (std::int64_t s = 1; s <= 4; ++s) {
           const std::int64_t chunk = (k_steps + s - 1) / s;
-          if (chunk >= 4 && (k_steps + chunk - 1) / chunk == s) {
+          if (s == 1 || (s * 4 <= k_steps && (k_steps + chunk - 1) / chunk == s)) {
             EXPECT_TRUE(splits.count(static_cast<int>(s)))
                 << p.key() << (copied ? " copied" : "") << ", split " << s << ": " << message;
           }

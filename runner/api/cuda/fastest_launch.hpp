@@ -6,9 +6,11 @@
 #include "runner/api/gpu/runtime.hpp"
 
 #include <cstddef>
+#include <cstdio>
 #include <functional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runner/api/measure_mode.hpp"
@@ -42,5 +44,28 @@ constexpr int kHotRankingBatch = 4;
 // median left 0.
 LaunchRanking fastest_launch(std::span<const std::function<void()>> candidates, cudaStream_t stream,
                              MeasureMode mode, int rounds = 5);
+
+// The fastest of a variant's candidates (its routes, paths or forms), each run by launch(c), which
+// enqueues the candidate's whole work on `stream`, timed by fastest_launch as the point's samples
+// will be taken (`mode`, Point::measure). Where more than one was timed, `message` becomes the
+// record's account of it: "WHAT timed at set-up (median of 5 cold launches each): NAME 0.0123 ms;
+// NAME 0.0101 ms", each candidate's describe(c) and median. A single candidate is returned untimed
+// and `message` left as it is.
+template <class Candidate, class Launch, class Describe>
+Candidate fastest_candidate(std::vector<Candidate> candidates, const std::string& what,
+                            cudaStream_t stream, MeasureMode mode, const Launch& launch,
+                            const Describe& describe, std::string& message) {
+  if (candidates.size() == 1) return std::move(candidates.front());
+  std::vector<std::function<void()>> launches;
+  for (const Candidate& c : candidates) launches.emplace_back([&launch, &c] { launch(c); });
+  const LaunchRanking ranking = fastest_launch(launches, stream, mode);
+  message = what + " timed at set-up (" + ranking.rounds_text() + "): ";
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    char ms[32];
+    std::snprintf(ms, sizeof ms, " %.4f ms", ranking.median_ms[i]);
+    message += (i ? "; " : "") + describe(candidates[i]) + ms;
+  }
+  return std::move(candidates[ranking.fastest]);
+}
 
 }  // namespace runner::cuda
