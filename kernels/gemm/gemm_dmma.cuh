@@ -391,8 +391,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 #endif
 
   // Lane (g, t) holds, of fragment (i, j), rows g + 8·v1, columns 8j + 2t + {0, 1} =
-  // acc[i][j][2v1], acc[i][j][2v1 + 1]: one 16-byte store where C's rows are 16-byte aligned.
-  const bool pair_stores = kVec && ldc % 2 == 0;
+  // acc[i][j][2v1], acc[i][j][2v1 + 1]: one 16-byte store where that row of C starts on a 16-byte
+  // boundary (C aligned, kVec): every row where ldc is even, the even rows where it is odd (C
+  // itself with n odd; col is even), two 8-byte stores elsewhere. (With every store scalar where
+  // ldc was odd, the kernel ran 9 % slower at 1023³ than at 1024³ on an H200.)
+  const bool even_ld = kVec && ldc % 2 == 0;
 #pragma unroll
   for (int i = 0; i < kMI; ++i) {
     if (cluster_splits > 1 && i % cluster_splits != sum_rank) continue;  // another block's rows
@@ -401,12 +404,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
       const std::int64_t row = tile.row0 + wm + 16 * i + 8 * v1 + g;
       if (row >= m) continue;
       double* const c_row = c + row * ldc;
+      const bool row_pairs = even_ld || (kVec && row % 2 == 0);
 #pragma unroll
       for (int j = 0; j < kNJ; ++j) {
         const std::int64_t col = tile.col0 + wn + 8 * j + 2 * t;
         const double lo = acc[i][j][2 * v1], hi = acc[i][j][2 * v1 + 1];
-        if (pair_stores) {  // col even: col + 1 < ldc (in the padding where it is n)
-          if (col < n) *reinterpret_cast<double2*>(c_row + col) = double2{lo, hi};
+        // Even ldc: col + 1 < ldc (in the padding where it is n); odd: the pair must stay in n.
+        if (row_pairs && (even_ld ? col < n : col + 1 < n)) {
+          *reinterpret_cast<double2*>(c_row + col) = double2{lo, hi};
         } else {
           if (col < n) c_row[col] = lo;
           if (col + 1 < n) c_row[col + 1] = hi;
