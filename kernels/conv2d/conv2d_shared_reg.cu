@@ -271,19 +271,16 @@ class SharedReg final : public CudaConv2dBase {
       shapes_.push_back(tiles);
     }
     const std::optional<Form> pinned = pinned_form();
+    std::vector<Candidate> candidates;  // what may run; more than one are timed here
     for (ShapeLaunches& tiles : shapes_) {
       const bool persistent =
           tiles.forms.persistent && pinned != Form::grid && prepare_persistent(tiles);
-      if (!pinned || !persistent) candidates_.push_back({&tiles, Form::grid});
-      if (persistent) candidates_.push_back({&tiles, Form::persistent});
+      if (!pinned || !persistent) candidates.push_back({&tiles, Form::grid});
+      if (persistent) candidates.push_back({&tiles, Form::persistent});
     }
-    if (candidates_.size() > 1) {
-      std::vector<std::function<void()>> launches;
-      for (const Candidate& c : candidates_) launches.emplace_back([this, c] { launch(c); });
-      const cuda::LaunchRanking ranking = cuda::fastest_launch(launches, stream(), point.measure);
-      chosen_ = ranking.fastest;
-      choice_ = fmt_choice(ranking);
-    }
+    chosen_ = cuda::fastest_candidate(
+        std::move(candidates), "tiles and form", stream(), point.measure,
+        [this](const Candidate& c) { launch(c); }, path_of, choice_);
   }
 
   static bool launchable(const TileShape& shape, std::size_t bytes, const void* kernel) {
@@ -340,23 +337,10 @@ class SharedReg final : public CudaConv2dBase {
   static std::string path_of(const Candidate& c) {
     return std::string(c.tiles->shape.path) + (c.form == Form::persistent ? ", persistent" : "");
   }
-  const Candidate& chosen() const { return candidates_[chosen_]; }
+  const Candidate& chosen() const { return chosen_; }
 
-  // "tiles and form timed at set-up (median of 5 cold launches each): registers, 32-row tiles
-  // 0.0123 ms; registers, 32-row tiles, persistent 0.0101 ms": each candidate's path and median.
-  std::string fmt_choice(const cuda::LaunchRanking& ranking) const {
-    std::string text = "tiles and form timed at set-up (" + ranking.rounds_text() + "): ";
-    for (std::size_t i = 0; i < candidates_.size(); ++i) {
-      char ms[32];
-      std::snprintf(ms, sizeof ms, " %.4f ms", ranking.median_ms[i]);
-      text += (i ? "; " : "") + path_of(candidates_[i]) + ms;
-    }
-    return text;
-  }
-
-  std::vector<ShapeLaunches> shapes_;  // filled before candidates_, which point into it
-  std::vector<Candidate> candidates_;  // what may run; more than one were timed at set-up
-  std::size_t chosen_ = 0;
+  std::vector<ShapeLaunches> shapes_;      // filled before chosen_, which points into it
+  Candidate chosen_{};                     // the tiles and form that run
   std::string choice_;                     // how the candidate was chosen, where it was timed
   cuda::DeviceBuffer<unsigned> counters_;  // the persistent kernel's tile counters
   std::uint64_t launches_ = 0;
