@@ -5,8 +5,9 @@
 // few 128×128 tiles both are timed at set-up, elsewhere the split-K cost model chooses.
 // FP64 mma needs compute capability 8.0: on an older device the point is recorded skipped.
 // Where C has too few tiles to fill the GPU (small or deep-K problems) k is split
-// (gemm_split_k.cuh); where k or n is odd, A or B is copied to 16-byte rows
-// (gemm_padded_operands.cuh) or read as it is by the 8-byte instance, the faster timed at set-up.
+// (gemm_split_k.cuh); where k or n is not a multiple of 4, A or B is copied to rows of whole
+// 32-byte sectors (gemm_padded_operands.cuh) or read as it is (by the 16-byte instance where k and
+// n are even, else by the 8-byte one), the faster timed at set-up.
 // The record's `path`, `k_splits` and `vector_copies` say how, its `message` what was timed.
 #include <algorithm>
 #include <cstdint>
@@ -40,10 +41,12 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
 }
 
 // Where k or n is odd the vector instance on padded copies of A and B and the 8-byte instance on
-// the operands as they are are timed at set-up (padded::Loads). The rule this replaced (copy where
-// the modelled copy costs less than 23 % of the 8-byte instance's modelled time, fitted on an
-// H200) copied from about 1500³ up; the copies lost below that (1023³ 76.5 against 81.0 % of
-// cuBLAS, 511³ 68.7 / 76.4) and won above (1501³ 87.1 / 83.1, 4095 × 4097 × 4099 108 %).
+// the operands as they are are timed at set-up (padded::Loads); where both are even but one is not
+// a multiple of 4, the vector instance on the copies and on the operands as they are. The rule this
+// replaced (copy where the modelled copy costs less than 23 % of the 8-byte instance's modelled
+// time, fitted on an H200) copied from about 1500³ up; the copies lost below that (1023³ 76.5
+// against 81.0 % of cuBLAS, 511³ 68.7 / 76.4) and won above (1501³ 87.1 / 83.1, 4095 × 4097 × 4099
+// 108 %).
 constexpr const char* kPinLoads = "RUNNER_DMMA_LOADS";
 
 // Which tiling a route runs: one of the two, or the one the split-K cost model finds faster.
@@ -261,16 +264,18 @@ class DmmaGemm final : public CudaGemm<double> {
         b_rows_(b_.data(), k(), n()) {
     require_mma_image();
     // 16-byte copies need A's and B's rows on 16-byte boundaries (k and n even) and 16-byte
-    // aligned matrices: where k or n is odd that operand is copied to padded rows first, or the
-    // 8-byte instance reads it as it is, the faster of the two timed at set-up (padded::Loads).
-    // Without room for the copies the 8-byte instance runs.
+    // aligned matrices. Where k or n is not a multiple of 4 (rows that are not whole 32-byte
+    // sectors) that operand is copied to padded rows first, or read as it is: by the 16-byte
+    // instance where k and n are even, else by the 8-byte one; the faster timed at set-up
+    // (padded::Loads). Without room for the copies the operands are read as they are.
     const auto aligned = [](const void* p) {
       return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
     };
     const bool aligned_all = aligned(a_.data()) && aligned(b_.data()) && aligned(c_.data());
-    const bool misaligned = a_rows_.needs_copy() || b_rows_.needs_copy();
+    const bool misaligned = !a_rows_.vector_rows() || !b_rows_.vector_rows();
+    const bool unsectored = a_rows_.needs_copy() || b_rows_.needs_copy();
     const std::optional<padded::Loads> pinned = padded::pinned_loads(kPinLoads);  // at any size
-    const bool copies = aligned_all && misaligned && pinned != padded::Loads::scalar &&
+    const bool copies = aligned_all && unsectored && pinned != padded::Loads::scalar &&
                         padded::allocate_copies(a_rows_, b_rows_);
     int device = 0;
     RUNNER_CUDA_CHECK(cudaGetDevice(&device));
@@ -300,13 +305,16 @@ class DmmaGemm final : public CudaGemm<double> {
     time_splits_ = pinned_choice(kPinSplits, {"modelled", "timed"},
                                  "timed where the 64x64 tiles leave SMs idle") != std::size_t{0};
     const bool vec_loads = aligned_all && (copies || !misaligned);
+    // Beside the copies, the operands as they are: not where that is the 8-byte instance and the
+    // 16-byte one is pinned.
+    const bool time_as_is = copies && !(misaligned && pinned == padded::Loads::vector);
     route_ = fastest_route_of_tilings<Route>(
-        tilings, copies && !pinned,
+        tilings, time_as_is,
         [&](TilingChoice tiling, bool widest, std::vector<Route>& routes) {
           if (widest)
             add_routes(vec_loads, copies, tiling, routes);
           else
-            add_routes(false, false, tiling, routes);
+            add_routes(!misaligned, false, tiling, routes);
         },
         a_rows_, b_rows_, stream(), point.measure, [this](const Route& r) { launch(r); },
         [this](const Route& r) { return describe(r); }, choice_);

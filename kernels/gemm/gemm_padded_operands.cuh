@@ -1,5 +1,5 @@
 #pragma once
-// Operands copied to 16-byte rows, for a GEMM whose rows do not start on 16-byte boundaries.
+// Operands copied to rows of whole 32-byte sectors, for a GEMM whose rows do not start on them.
 //
 // `regtile` loads A and B with 16-byte vectors, which needs every row of A (k floats) and of B
 // (n floats) to start on a 16-byte boundary: k and n multiples of 4; `dmma` likewise with k and n
@@ -9,6 +9,13 @@
 // misaligned operand into a buffer whose rows are padded to a multiple of 4 floats costs one pass
 // over it (2 × 4 MB at 1023³, a few µs; 2.7 % of the GEMM at 4095 × 4097 × 4099) and lets the
 // vector instance run. The copy is part of the variant's run, so it is timed with it.
+//
+// The copies' rows are whole 32-byte sectors (the unit in which L2 and DRAM serve a load), not
+// only whole vectors: rows of 1002 doubles (8016 bytes) take 16-byte loads, but every other one
+// starts in the middle of a sector, so a k-step's 128-byte segment of such a row touches 5 sectors,
+// not 4. dmma's GEMM kernel took 51.5 µs at 1000 × 1001 × 1002 on A as it is (rows of 1002) against
+// 42.3 at 1000³ (docs/performance.md, Log). Where rows take 16-byte loads but are not whole
+// sectors, the variants time the vector instance on the operands as they are beside the copies.
 //
 // The padding columns are written as zeros on every copy: A's padding columns meet B rows past k,
 // which the kernel zero-fills, and B's padding columns only reach C columns past n, which it drops,
@@ -36,7 +43,14 @@ constexpr std::int64_t padded_row(std::int64_t cols) {
   return (cols + kLanes - 1) / kLanes * kLanes;
 }
 
-// One operand's copy: dst (rows × ld, ld a whole number of 16-byte vectors) = src (rows × cols),
+// Row length rounded up to whole 32-byte sectors of T: the padded copies' rows.
+template <typename T>
+constexpr std::int64_t sector_row(std::int64_t cols) {
+  constexpr std::int64_t kPerSector = 32 / sizeof(T);
+  return (cols + kPerSector - 1) / kPerSector * kPerSector;
+}
+
+// One operand's copy: dst (rows × ld, ld a whole number of 32-byte sectors) = src (rows × cols),
 // zeros in columns cols .. ld − 1. rows = 0: nothing to copy.
 template <typename T>
 struct PadJob {
@@ -87,14 +101,18 @@ __global__ void pad_rows_kernel(PadJob<T> first, PadJob<T> second) {
 }
 
 // One operand (rows × cols, row-major) as the kernel should read it: the original where its rows
-// are already whole vectors, else a padded copy refreshed by copy_padded().
+// are already whole sectors, else (where chosen) a padded copy refreshed by copy_padded().
 template <typename T>
 class PaddedOperand {
  public:
   PaddedOperand(const T* src, std::int64_t rows, std::int64_t cols)
-      : src_(src), rows_(rows), cols_(cols), ld_(padded_row<T>(cols)) {}
+      : src_(src), rows_(rows), cols_(cols), ld_(sector_row<T>(cols)) {}
 
-  // Whether the rows need a copy; then allocate() must succeed before copy_padded() and data().
+  // Whether the rows as they are start on 16-byte boundaries (with an aligned base): the vector
+  // instance may read the original.
+  bool vector_rows() const { return cols_ == padded_row<T>(cols_); }
+  // Whether the copy pads the rows (they are not whole sectors); then allocate() must succeed
+  // before copy_padded() and data().
   bool needs_copy() const { return ld_ != cols_; }
   // Allocates the padded buffer; false when the device has no room for it.
   bool allocate() {
@@ -153,21 +171,24 @@ void copy_padded(const PaddedOperand<T>& a, const PaddedOperand<T>& b, int sm_co
   RUNNER_CUDA_CHECK_LAUNCH();
 }
 
-// For the record's `path`: ", A and B copied to 16-byte rows" (", A ...", ", B ..."), or "" where
+// For the record's `path`: ", A and B copied to 32-byte rows" (", A ...", ", B ..."), or "" where
 // neither operand is read from a copy.
 template <typename T>
 std::string describe_copies(const PaddedOperand<T>& a, const PaddedOperand<T>& b, bool copies) {
   if (!copies || (!a.needs_copy() && !b.needs_copy())) return "";
   const char* which = a.needs_copy() && b.needs_copy() ? "A and B" : a.needs_copy() ? "A" : "B";
-  return std::string(", ") + which + " copied to 16-byte rows";
+  return std::string(", ") + which + " copied to 32-byte rows";
 }
 
-// How a GEMM whose A or B rows do not start on 16-byte boundaries loads them: its vector instance
-// on the padded copies, or its narrower instance (4-byte loads in `regtile`, 8-byte copies in
-// `dmma`) on the operands as they are. Neither wins everywhere: the copy is a launch and a pass
-// over A and B that a GEMM of a few µs does not repay, and that a large one does. So the variants
-// time both at set-up (gemm_timed_routes.cuh); the variable `env` pins one, `vector` or `scalar`,
-// for A/B studies and for runs that must launch the same code everywhere.
+// How a GEMM whose A or B rows are not whole sectors loads them: its vector instance on the padded
+// copies, or on the operands as they are where their rows start on 16 bytes, else its narrower
+// instance (4-byte loads in `regtile`, 8-byte copies in `dmma`) on them. Neither wins everywhere:
+// the copy is a launch and a pass over A and B that a GEMM of a few µs does not repay, and that a
+// large one does. So the variants time the copies beside the operands as they are at set-up
+// (gemm_timed_routes.cuh); the variable `env` pins the instance, `vector` (on the copies where the
+// rows as they are do not take it, timed against them where they do) or `scalar` (no copies: the
+// narrower instance where the rows do not take 16-byte loads), for A/B studies and for runs that
+// must launch the same code everywhere.
 enum class Loads { vector, scalar };
 
 inline std::optional<Loads> pinned_loads(const char* env) {

@@ -2,9 +2,10 @@
 // and its design are in gemm_regtile.cuh). The tilings are tuned and fixed (regtile::Regtile,
 // 128×128, and two of 64×64 where C has few 128×128 tiles, the fastest timed at set-up): the
 // variant has no block axis. Where C has too few tiles to fill the GPU (small or deep-K problems)
-// k is split (gemm_split_k.cuh); where k or n is not a multiple of 4, A or B is copied to 16-byte
-// rows (gemm_padded_operands.cuh) for the float4 loads, or read as it is by the scalar-load
-// instance: the faster of the two on this GPU and problem, timed at set-up with the tilings. The
+// k is split (gemm_split_k.cuh); where k or n is not a multiple of 8, A or B is copied to rows of
+// whole 32-byte sectors (gemm_padded_operands.cuh) for the float4 loads, or read as it is (by the
+// float4 instance where k and n are multiples of 4, else by the scalar-load one): the faster on
+// this GPU and problem, timed at set-up with the tilings. The
 // record's `path` and `k_splits` say which, its `message` what the timing measured.
 #include <algorithm>
 #include <cstdint>
@@ -134,8 +135,10 @@ const std::vector<TileKernels>& tilings() {
 constexpr std::int64_t kSmallTileWaves = 2;
 
 // Where k or n is not a multiple of 4 the copies and the scalar instance are timed at set-up
-// (padded::Loads). On an H200 the scalar instance ran 3 to 9 points of cuBLAS ahead from 257³ to
-// 511³, level near 513³ to 801³, 4 to 6 points behind from 1000³ up (docs/performance.md, Log).
+// (padded::Loads); where both are but one is not a multiple of 8, the float4 instance on the
+// copies and on the operands as they are. On an H200 the scalar instance ran 3 to 9 points of
+// cuBLAS ahead from 257³ to 511³, level near 513³ to 801³, 4 to 6 points behind from 1000³ up
+// (docs/performance.md, Log).
 constexpr const char* kPinLoads = "RUNNER_REGTILE_LOADS";
 // RUNNER_REGTILE_TILES=128x128, 64x64 or 64x64-2w pins the tiling (checked at every size).
 constexpr const char* kPinTiles = "RUNNER_REGTILE_TILES";
@@ -155,14 +158,17 @@ class RegtileGemm final : public CudaGemm<float> {
       : CudaGemm<float>(require_grid<regtile::Regtile>(point), std::move(problem)),
         a_rows_(a_.data(), m(), k()),
         b_rows_(b_.data(), k(), n()) {
-    // float4 loads need every row of A (k floats) and B (n floats) on a 16-byte boundary: where k
-    // or n is not a multiple of 4 that operand is copied to padded rows first, or the scalar
-    // instance reads it as it is (Loads). Without room for the copies the scalar instance runs.
+    // float4 loads need every row of A (k floats) and B (n floats) on a 16-byte boundary. Where k
+    // or n is not a multiple of 8 (rows that are not whole 32-byte sectors) that operand is copied
+    // to padded rows first, or read as it is: by the float4 instance where k and n are multiples
+    // of 4, else by the scalar one; the faster timed at set-up (Loads). Without room for the
+    // copies the operands are read as they are.
     const bool aligned = aligned16(a_.data()) && aligned16(b_.data()) && aligned16(c_.data());
-    const bool misaligned = a_rows_.needs_copy() || b_rows_.needs_copy();
+    const bool misaligned = !a_rows_.vector_rows() || !b_rows_.vector_rows();
+    const bool unsectored = a_rows_.needs_copy() || b_rows_.needs_copy();
     const std::optional<padded::Loads> pinned_loads = padded::pinned_loads(kPinLoads);
     const TileKernels* pinned_tiles = pinned_tiling();  // both checked at every size
-    const bool copies = aligned && misaligned && pinned_loads != padded::Loads::scalar &&
+    const bool copies = aligned && unsectored && pinned_loads != padded::Loads::scalar &&
                         padded::allocate_copies(a_rows_, b_rows_);
 
     std::vector<const TileKernels*> timed_tilings;
@@ -181,11 +187,14 @@ class RegtileGemm final : public CudaGemm<float> {
           timed_tilings.push_back(&t);
     }
     const bool vec_loads = aligned && (copies || !misaligned);
+    // Beside the copies, the operands as they are: not where that is the scalar instance and the
+    // float4 one is pinned.
+    const bool time_as_is = copies && !(misaligned && pinned_loads == padded::Loads::vector);
     route_ = fastest_route_of_tilings<Route>(
-        timed_tilings, copies && !pinned_loads,
+        timed_tilings, time_as_is,
         [&](const TileKernels* t, bool widest, std::vector<Route>& routes) {
           routes.push_back(widest ? make_route(*t, vec_loads, copies)
-                                  : make_route(*t, false, false));
+                                  : make_route(*t, !misaligned, false));
         },
         a_rows_, b_rows_, stream(), point.measure, [this](const Route& r) { launch(r); },
         [this](const Route& r) { return describe(r); }, choice_);
@@ -261,7 +270,8 @@ class RegtileGemm final : public CudaGemm<float> {
   std::string describe(const Route& route) const {
     std::string path = split_k::describe(route.tiling->name, route.split->plan()) +
                        padded::describe_copies(a_rows_, b_rows_, route.copies);
-    if (!route.copies && (a_rows_.needs_copy() || b_rows_.needs_copy())) path += ", scalar loads";
+    if (!route.copies && (!a_rows_.vector_rows() || !b_rows_.vector_rows()))
+      path += ", scalar loads";
     return path;
   }
 

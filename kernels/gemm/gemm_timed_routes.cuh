@@ -16,7 +16,8 @@ namespace runner::kernels::gemm {
 // The route a variant runs: for each of its `tilings`, add_routes(tiling, true, routes) appends
 // the route(s) that read A and B with the widest loads they allow (on their padded copies where
 // they are allocated), and, where `both_loads`, add_routes(tiling, false, routes) those that read
-// them as they are with the narrower instance; a variant that times splits of k appends one route
+// them as they are (with the vector instance where their rows start on 16 bytes, else with the
+// narrower one); a variant that times splits of k appends one route
 // per split. All are timed with cuda::fastest_candidate (the message says what varied: "tiles",
 // "loads", "splits", "tiles and loads", ...) and the fastest is returned; the copies of A and B are
 // released where it does not read them (Route::copies).

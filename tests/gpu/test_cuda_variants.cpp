@@ -196,12 +196,15 @@ TEST_F(CudaVariants, DmmaSumsSplitsInAClusterWhereItCan) {
   }
 }
 
-// regtile and dmma copy an operand whose rows are not whole 16-byte vectors (A when k is not a
-// multiple of 4 floats or 2 doubles, B when n is not) to padded rows and run their vector kernel
-// on the copy (gemm_padded_operands.cuh): every combination verifies, k split or whole (in the
-// workspace, whose rows are padded too, or summed in a cluster), and the path says which operand
-// was copied. Their loads are pinned to `vector` here, so they always copy (unpinned they time
-// the copies against their narrower instance: TunedGemmsTimeNarrowLoadsAgainstCopiedOperands).
+// regtile and dmma copy operands whose rows are not whole 32-byte sectors (A when k is not a
+// multiple of 8 floats or 4 doubles, B when n is not) to padded rows and run their vector kernel
+// on the copies (gemm_padded_operands.cuh): every combination verifies, k split or whole (in the
+// workspace, whose rows are padded too, or summed in a cluster), and the path says which operands
+// were copied. Their loads are pinned to `vector` here, so they always copy where a row does not
+// take 16-byte loads as it is; where every row does but one is not whole sectors (130 × 132 × 1004
+// floats, 130 × 134 × 1002 doubles) the copies are timed against the operands as they are, and the
+// vector instance runs either way (unpinned they also time the narrower instance:
+// TunedGemmsTimeNarrowLoadsAgainstCopiedOperands).
 TEST_F(CudaVariants, TunedGemmsCopyMisalignedOperandsToPaddedRows) {
   const auto present = cuda_variants_of("gemm");
   ScopedEnv regtile_vector("RUNNER_REGTILE_LOADS", "vector"),
@@ -216,23 +219,33 @@ TEST_F(CudaVariants, TunedGemmsCopyMisalignedOperandsToPaddedRows) {
     size: [{m: 128, n: 128, k: 128}, {m: 129, n: 131, k: 256}, {m: 131, n: 128, k: 257},
            {m: 257, n: 133, k: 1021}, {m: 1, n: 1, k: 1}, {m: 3, n: 5, k: 7}, {m: 1023, n: 1023, k: 1023},
            {m: 2000, n: 2003, k: 2001}, {m: 100, n: 98, k: 65539}, {m: 513, n: 513, k: 513},
-           {m: 1, n: 1, k: 257}, {m: 300, n: 701, k: 511}]
+           {m: 1, n: 1, k: 257}, {m: 300, n: 701, k: 511}, {m: 130, n: 132, k: 1004},
+           {m: 130, n: 134, k: 1002}, {m: 1000, n: 1001, k: 1002}]
 )";
     run_verified(yaml, [&, lanes = lanes](const Point& p, const Record& r) {
-      const bool copy_a = p.size->k % lanes != 0, copy_b = p.size->n % lanes != 0;
+      const std::int64_t sector = 2 * lanes;  // elements in a 32-byte sector
+      const bool copy_a = p.size->k % sector != 0, copy_b = p.size->n % sector != 0;
+      const bool must_copy = p.size->k % lanes != 0 || p.size->n % lanes != 0;
       const std::string path = r.value("path", "");
-      const std::string expected = copy_a && copy_b ? "A and B copied to 16-byte rows"
-                                   : copy_a         ? "A copied to 16-byte rows"
-                                   : copy_b         ? "B copied to 16-byte rows"
+      const std::string expected = copy_a && copy_b ? "A and B copied to 32-byte rows"
+                                   : copy_a         ? "A copied to 32-byte rows"
+                                   : copy_b         ? "B copied to 32-byte rows"
                                                     : "";
       const bool copied = path.find("copied") != std::string::npos;
       if (p.variant == "dmma") {
         EXPECT_TRUE(r.value("vector_copies", false)) << p.key();
       }
-      if (expected.empty())
+      EXPECT_EQ(path.find("scalar loads"), std::string::npos) << p.key() << ": " << path;
+      if (expected.empty()) {
         EXPECT_FALSE(copied) << p.key() << ": " << path;
-      else
+      } else if (must_copy || copied) {
         EXPECT_NE(path.find(", " + expected), std::string::npos) << p.key() << ": " << path;
+      }
+      // Timed exactly where the copies compete with the vector instance on the rows as they are.
+      const std::string message = r.value("message", "");
+      const std::string varied = message.substr(0, message.find(" timed at set-up"));
+      EXPECT_EQ(varied.find("loads") != std::string::npos, !expected.empty() && !must_copy)
+          << p.key() << ": " << message;
     });
   }
   if (ran == 0) GTEST_SKIP() << "neither regtile nor dmma in this build";
@@ -441,7 +454,10 @@ sweeps:
 // regtile and dmma where k or n is not a multiple of 4 floats or 2 doubles: pinned to `scalar`
 // (RUNNER_REGTILE_LOADS, RUNNER_DMMA_LOADS), their narrower instance (4-byte loads, 8-byte
 // copies) reads A and B as they are; unpinned, it and the vector instance on padded copies are
-// timed at set-up, the message lists both, and the faster runs. Every point verifies, k split or
+// timed at set-up, the message lists both, and the faster runs. Where every row takes 16-byte
+// loads but k or n is not whole 32-byte sectors (130 × 132 × 1004 floats, 130 × 134 × 1002
+// doubles), the vector instance is timed on the copies and on the operands as they are, and
+// pinned to `scalar` it reads them as they are, untimed. Every point verifies, k split or
 // not. An unknown pin makes the point invalid, at any size. (The tilings and dmma's splits are
 // pinned here, so that only the loads are timed: RegtileTimesSmallTilesWhereCHasFewTiles,
 // DmmaTimesItsTilingsWhereCHasFewTiles, DmmaTimesSplitsWhereItsSmallTilesLeaveSmsIdle.)
@@ -460,10 +476,14 @@ TEST_F(CudaVariants, TunedGemmsTimeNarrowLoadsAgainstCopiedOperands) {
                              "sweeps:\n  - variant: " + variant + "\n    dtype: " + dtype + R"(
     size: [{m: 129, n: 131, k: 256}, {m: 131, n: 128, k: 257}, {m: 257, n: 133, k: 1021},
            {m: 3, n: 5, k: 7}, {m: 511, n: 511, k: 511}, {m: 100, n: 98, k: 65539},
-           {m: 1023, n: 1023, k: 1023}, {m: 2000, n: 2003, k: 2001}, {m: 128, n: 128, k: 128}]
+           {m: 1023, n: 1023, k: 1023}, {m: 2000, n: 2003, k: 2001}, {m: 128, n: 128, k: 128},
+           {m: 130, n: 132, k: 1004}, {m: 130, n: 134, k: 1002}]
 )";
     const auto misaligned = [lanes = lanes](const Point& p) {
       return p.size->k % lanes != 0 || p.size->n % lanes != 0;
+    };
+    const auto unsectored = [sector = 2 * lanes](const Point& p) {
+      return p.size->k % sector != 0 || p.size->n % sector != 0;
     };
     // The narrower instance: regtile says so in its path, dmma in vector_copies.
     const auto narrow = [](const Record& r) {
@@ -482,7 +502,7 @@ TEST_F(CudaVariants, TunedGemmsTimeNarrowLoadsAgainstCopiedOperands) {
     }
     run_verified(yaml, [&](const Point& p, const Record& r) {
       const std::string path = r.value("path", ""), message = r.value("message", "");
-      if (!misaligned(p)) {
+      if (!unsectored(p)) {
         EXPECT_EQ(message.find("timed"), std::string::npos) << p.key() << ": " << message;
         EXPECT_FALSE(narrow(r)) << p.key() << ": " << path;
         return;
@@ -491,9 +511,10 @@ TEST_F(CudaVariants, TunedGemmsTimeNarrowLoadsAgainstCopiedOperands) {
       ASSERT_EQ(listed.size(), 2u) << p.key() << ": " << message;
       int copied = 0;
       for (const std::string& candidate : listed)
-        copied += candidate.find("copied to 16-byte rows") != std::string::npos;
+        copied += candidate.find("copied to 32-byte rows") != std::string::npos;
       EXPECT_EQ(copied, 1) << p.key() << ": " << message;
-      EXPECT_EQ(narrow(r), path.find("copied") == std::string::npos) << p.key() << ": " << path;
+      EXPECT_EQ(narrow(r), misaligned(p) && path.find("copied") == std::string::npos)
+          << p.key() << ": " << path;
     });
     expect_pin_invalid(yaml, pin, "fastest", ": vector or scalar");
   }
@@ -502,7 +523,7 @@ TEST_F(CudaVariants, TunedGemmsTimeNarrowLoadsAgainstCopiedOperands) {
 
 // regtile times its two 64 × 64 tilings beside the 128 × 128 one where C has fewer 128 × 128
 // tiles than two waves of resident blocks (gemm_regtile.cu), with both loads where k or n is not
-// a multiple of 4: the message lists every tiling and load timed, and the fastest runs. Where C
+// a multiple of 8: the message lists every tiling and load timed, and the fastest runs. Where C
 // has many tiles (4096 × 4096) the 128 × 128 tiles run untimed. Pinned (RUNNER_REGTILE_TILES),
 // each 64 × 64 tiling verifies at edge, odd, split and deep-K sizes; an unknown pin makes the
 // point invalid.
@@ -522,14 +543,14 @@ TEST_F(CudaVariants, RegtileTimesSmallTilesWhereCHasFewTiles) {
       EXPECT_TRUE(path.starts_with("128x128 tiles")) << p.key() << ": " << path;
       return;
     }
-    const bool misaligned = p.size->k % 4 != 0 || p.size->n % 4 != 0;
+    const bool unsectored = p.size->k % 8 != 0 || p.size->n % 8 != 0;  // 32-byte rows
     const std::set<std::string> listed = fastest_timed(
-        p, r, misaligned ? "tiles and loads timed at set-up" : "tiles timed at set-up");
-    ASSERT_EQ(listed.size(), misaligned ? 6u : 3u) << p.key() << ": " << message;
+        p, r, unsectored ? "tiles and loads timed at set-up" : "tiles timed at set-up");
+    ASSERT_EQ(listed.size(), unsectored ? 6u : 3u) << p.key() << ": " << message;
     std::map<std::string, int> per_tiling;
     for (const std::string& candidate : listed)
       ++per_tiling[candidate.substr(0, candidate.find(' '))];
-    const int each = misaligned ? 2 : 1;
+    const int each = unsectored ? 2 : 1;
     EXPECT_EQ(per_tiling,
               (std::map<std::string, int>{{"128x128", each}, {"64x64", each}, {"64x64-2w", each}}))
         << p.key() << ": " << message;
@@ -539,8 +560,8 @@ TEST_F(CudaVariants, RegtileTimesSmallTilesWhereCHasFewTiles) {
     run_verified(yaml, [&](const Point& p, const Record& r) {
       const std::string path = r.value("path", ""), message = r.value("message", "");
       EXPECT_TRUE(path.starts_with(std::string(tiles) + " tiles")) << p.key() << ": " << path;
-      const bool misaligned = p.size->k % 4 != 0 || p.size->n % 4 != 0;
-      EXPECT_EQ(message.starts_with("loads timed at set-up"), misaligned)
+      const bool unsectored = p.size->k % 8 != 0 || p.size->n % 8 != 0;  // 32-byte rows
+      EXPECT_EQ(message.starts_with("loads timed at set-up"), unsectored)
           << p.key() << ": " << message;
     });
   }
@@ -548,10 +569,10 @@ TEST_F(CudaVariants, RegtileTimesSmallTilesWhereCHasFewTiles) {
 }
 
 // dmma times its 64 × 64 tiles beside the 128 × 128 ones where C has fewer 128 × 128 tiles than two
-// waves of them (1200³: 100 such tiles), with both loads where k or n is odd: the message lists
-// each, and the fastest runs; where C has many (4096³) the cost model chooses 128 × 128, untimed.
-// Pinned (RUNNER_DMMA_TILES) each tiling verifies at odd, split and deep-K sizes; an unknown pin
-// makes the point invalid.
+// waves of them (1200³: 100 such tiles), with both loads where k or n is not a multiple of 4: the
+// message lists each, and the fastest runs; where C has many (4096³) the cost model chooses 128 ×
+// 128, untimed. Pinned (RUNNER_DMMA_TILES) each tiling verifies at odd, split and deep-K sizes; an
+// unknown pin makes the point invalid.
 TEST_F(CudaVariants, DmmaTimesItsTilingsWhereCHasFewTiles) {
   if (!cuda_variants_of("gemm").count("dmma")) GTEST_SKIP() << "dmma not built";
   const std::string yaml = std::string("experiment: t\nkernel: gemm\n") + kRepeat +
@@ -564,7 +585,7 @@ TEST_F(CudaVariants, DmmaTimesItsTilingsWhereCHasFewTiles) {
   ScopedEnv modelled("RUNNER_DMMA_SPLITS", "modelled");
   run_verified(yaml, [&](const Point& p, const Record& r) {
     const std::string path = r.value("path", ""), message = r.value("message", "");
-    const bool misaligned = p.size->k % 2 != 0 || p.size->n % 2 != 0;
+    const bool unsectored = p.size->k % 4 != 0 || p.size->n % 4 != 0;  // 32-byte rows
     if (p.size->m >= 4095) {
       EXPECT_FALSE(message.starts_with("tiles")) << p.key() << ": " << message;
       // The model's choice depends on the SM count: these sizes make it on GPUs of 100 to 200.
@@ -574,8 +595,8 @@ TEST_F(CudaVariants, DmmaTimesItsTilingsWhereCHasFewTiles) {
       return;
     }
     const std::set<std::string> listed = fastest_timed(
-        p, r, misaligned ? "tiles and loads timed at set-up" : "tiles timed at set-up");
-    ASSERT_EQ(listed.size(), misaligned ? 4u : 2u) << p.key() << ": " << message;
+        p, r, unsectored ? "tiles and loads timed at set-up" : "tiles timed at set-up");
+    ASSERT_EQ(listed.size(), unsectored ? 4u : 2u) << p.key() << ": " << message;
     int small = 0;
     for (const std::string& candidate : listed) small += candidate.starts_with("64x64 tiles");
     EXPECT_EQ(small, static_cast<int>(listed.size() / 2)) << p.key() << ": " << message;
