@@ -234,15 +234,20 @@ std::optional<TiledProblem> tile_problem(const TileGridCost& g, std::int64_t m, 
   return p;
 }
 
-// Where the 64×64 tiles (two blocks an SM) do not outnumber the SMs, their splits of k from 1 to
-// this are timed beside the model's. There a block runs alone on its SM or with one other, which
-// the model's scaling of a k-step by the blocks sharing an SM does not capture: on an H200,
-// 513³ (81 tiles) ran at 72.2 % of cuBLAS with k whole as modelled and 82.8 % in 2 splits, 256³
-// (16 tiles) at 68.4 % in 2 as modelled and 78.8 % in 4, while 640³ (100 tiles) ran fastest whole
-// as modelled (94.3 % against 88.1 % in 2). Above 4 splits every one of 11 such problems lost.
-// Where the model itself splits k more than 4 times (deep K: 256 × 256 × 65536 in 32) none is
-// timed: a chunk of k whole, or of a quarter, would cost set-up in proportion to k and not win.
+// Where the 64×64 tiles (two blocks an SM) are at most kTimedSplitTilesPerSm times the SMs, their
+// splits of k from 1 to this are timed beside the model's. There a block runs alone on its SM or
+// with one other, which the model's scaling of a k-step by the blocks sharing an SM does not
+// capture: on an H200, 513³ (81 tiles) ran at 72.2 % of cuBLAS with k whole as modelled and 82.8 %
+// in 2 splits, 256³ (16 tiles) at 68.4 % in 2 as modelled and 78.8 % in 4, while 640³ (100 tiles)
+// ran fastest whole as modelled (94.3 % against 88.1 % in 2). Above 4 splits every one of 11 such
+// problems lost. Where the model itself splits k more than 4 times (deep K: 256 × 256 × 65536 in
+// 32) none is timed: a chunk of k whole, or of a quarter, would cost set-up in proportion to k and
+// not win.
 constexpr int kTimedSplits = 4;
+// Up to two tiles an SM: 800 × 800 × 3000 (169 tiles on 132 SMs) ran at 83.5 % of cuBLAS in the
+// model's 2 splits (338 blocks, 1.3 waves of two an SM) and at 87.2–89.9 % in 3 (507 blocks, 1.9
+// waves), timed (H200, two runs).
+constexpr std::int64_t kTimedSplitTilesPerSm = 2;
 // RUNNER_DMMA_SPLITS=modelled keeps the cost model's split everywhere (=timed: the default).
 constexpr const char* kPinSplits = "RUNNER_DMMA_SPLITS";
 
@@ -380,8 +385,9 @@ class DmmaGemm final : public CudaGemm<double> {
   }
 
   // The routes of a tiling and load: the cost model's split of k, and with the 64×64 tiles where
-  // they do not outnumber the SMs and the model splits k at most kTimedSplits times, every other
-  // split up to kTimedSplits, each planned on the one cost model of the grid.
+  // they are at most kTimedSplitTilesPerSm times the SMs and the model splits k at most
+  // kTimedSplits times, every other split up to kTimedSplits, each planned on the one cost model
+  // of the grid.
   void add_routes(bool vec, bool copies, TilingChoice tiling, std::vector<Route>& routes) {
     const Tiling large = large_tiling(vec);
     const Tiling small = small_tiling(vec);
@@ -398,7 +404,8 @@ class DmmaGemm final : public CudaGemm<double> {
     }
     routes.push_back(route_of(vec, copies, chosen));
     if (!time_splits_ || tiling != TilingChoice::small ||
-        chosen.tiles_m * chosen.tiles_n > gpu_info().sm_count || chosen.plan.splits > kTimedSplits)
+        chosen.tiles_m * chosen.tiles_n > kTimedSplitTilesPerSm * gpu_info().sm_count ||
+        chosen.plan.splits > kTimedSplits)
       return;
     for (int splits = 1; splits <= kTimedSplits; ++splits) {
       if (splits == chosen.plan.splits) continue;
