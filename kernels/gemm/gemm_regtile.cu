@@ -143,6 +143,15 @@ constexpr const char* kPinLoads = "RUNNER_REGTILE_LOADS";
 // RUNNER_REGTILE_TILES=128x128, 64x64 or 64x64-2w pins the tiling (checked at every size).
 constexpr const char* kPinTiles = "RUNNER_REGTILE_TILES";
 
+// Where a tiling's tiles are fewer than its resident blocks (one wave leaves slots idle) and the
+// cost model splits k at most this many times, the splits 1 to this are timed beside the model's:
+// the model's split runs at 96 % or more of the fastest forced split (above), and where C fills
+// one wave or less those few per cent decide the target (1000³: 89.8–89.9 % of cuBLAS in the
+// model's 2 splits on an H200). Where the model splits k more (deep K, 256³) none is timed.
+constexpr int kTimedSplits = 4;
+// RUNNER_REGTILE_SPLITS=modelled keeps the cost model's split everywhere (=timed: the default).
+constexpr const char* kPinSplits = "RUNNER_REGTILE_SPLITS";
+
 const TileKernels* pinned_tiling() {
   const std::vector<TileKernels>& all = tilings();
   std::vector<std::string_view> names;
@@ -170,6 +179,9 @@ class RegtileGemm final : public CudaGemm<float> {
     const TileKernels* pinned_tiles = pinned_tiling();  // both checked at every size
     const bool copies = aligned && unsectored && pinned_loads != padded::Loads::scalar &&
                         padded::allocate_copies(a_rows_, b_rows_);
+    time_splits_ =
+        pinned_choice(kPinSplits, {"modelled", "timed"},
+                      "timed where a tiling's tiles leave resident blocks idle") != std::size_t{0};
 
     std::vector<const TileKernels*> timed_tilings;
     if (pinned_tiles) {
@@ -193,8 +205,10 @@ class RegtileGemm final : public CudaGemm<float> {
     route_ = fastest_route_of_tilings<Route>(
         timed_tilings, time_as_is,
         [&](const TileKernels* t, bool widest, std::vector<Route>& routes) {
-          routes.push_back(widest ? make_route(*t, vec_loads, copies)
-                                  : make_route(*t, !misaligned, false));
+          if (widest)
+            add_routes(*t, vec_loads, copies, routes);
+          else
+            add_routes(*t, !misaligned, false, routes);
         },
         a_rows_, b_rows_, stream(), point.measure, [this](const Route& r) { launch(r); },
         [this](const Route& r) { return describe(r); }, choice_);
@@ -221,17 +235,34 @@ class RegtileGemm final : public CudaGemm<float> {
     std::optional<split_k::SplitK<float>> split;
   };
 
+  // The routes of a tiling and load: the cost model's split of k, and where the tiling's tiles
+  // are fewer than its resident blocks and the model splits k at most kTimedSplits times, every
+  // other split up to kTimedSplits.
+  void add_routes(const TileKernels& t, bool vec_loads, bool copies, std::vector<Route>& routes) {
+    const split_k::CostModel cost = t.cost(t.instance[vec_loads][vec_loads]);
+    const std::int64_t tiles = ceil_div(m(), t.bm) * ceil_div(n(), t.bn);
+    const split_k::Plan modelled = split_k::plan(cost, tiles, m(), n(), k(), t.bk, sizeof(float));
+    routes.push_back(make_route(t, vec_loads, copies, modelled));
+    if (!time_splits_ || tiles >= cost.slots || modelled.splits > kTimedSplits) return;
+    for (int splits = 1; splits <= kTimedSplits; ++splits) {
+      if (splits == modelled.splits) continue;
+      if (const std::optional<split_k::Plan> plan =
+              split_k::plan_of_splits(cost, tiles, m(), n(), k(), t.bk, sizeof(float), splits))
+        routes.push_back(make_route(t, vec_loads, copies, *plan));
+    }
+  }
+
   // float4 loads (on A and B as they are, or on their copies) or scalar ones; float4 stores where
   // the rows the kernel writes start on 16-byte boundaries: C's where n % 4 == 0, the split-K
-  // workspace's always (gemm_split_k.cuh, SplitK).
-  Route make_route(const TileKernels& t, bool vec_loads, bool copies) {
+  // workspace's always (gemm_split_k.cuh, SplitK). `plan`: the split of k (its workspace is
+  // allocated here; without room for it k stays whole).
+  Route make_route(const TileKernels& t, bool vec_loads, bool copies, const split_k::Plan& plan) {
     Route route;
     route.tiling = &t;
     route.copies = copies;
     route.tiles_m = ceil_div(m(), t.bm);
     route.tiles_n = ceil_div(n(), t.bn);
-    const Kernel planned = t.instance[vec_loads][vec_loads];
-    route.split.emplace(t.cost(planned), route.tiles_m * route.tiles_n, m(), n(), k(), t.bk,
+    route.split.emplace(plan, route.tiles_m * route.tiles_n, m(), n(), k(), false,
                         padded::padded_row<float>(n()));
     const bool vec_stores =
         aligned16(route.split->output(c_.data())) && route.split->output_ld() % 4 == 0;
@@ -276,6 +307,7 @@ class RegtileGemm final : public CudaGemm<float> {
   }
 
   padded::PaddedOperand<float> a_rows_, b_rows_;  // A (m×k) and B (k×n) as the kernel reads them
+  bool time_splits_ = true;                       // RUNNER_REGTILE_SPLITS unset or =timed
   Route route_;                                   // what runs
   std::string choice_;                            // how the route was chosen, where timed
 };

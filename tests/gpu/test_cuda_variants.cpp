@@ -136,6 +136,9 @@ sweeps:
 // whole. (dmma tiles 1024³ with 64×64 tiles, 256 of them, and keeps k whole there.)
 TEST_F(CudaVariants, TunedGemmsSplitKWhereTilesAreFew) {
   const auto present = cuda_variants_of("gemm");
+  // The cost models' splits (timed, a route with k whole may win where the tiles are few).
+  ScopedEnv regtile_modelled("RUNNER_REGTILE_SPLITS", "modelled"),
+      dmma_modelled("RUNNER_DMMA_SPLITS", "modelled");
   for (const auto& [variant, dtype] :
        {std::pair{"regtile", "float"}, std::pair{"dmma", "double"}}) {
     if (!present.count(variant)) continue;
@@ -464,7 +467,8 @@ sweeps:
 TEST_F(CudaVariants, TunedGemmsTimeNarrowLoadsAgainstCopiedOperands) {
   const auto present = cuda_variants_of("gemm");
   ScopedEnv regtile_tiles("RUNNER_REGTILE_TILES", "128x128"),
-      dmma_tiles("RUNNER_DMMA_TILES", "64x64"), dmma_splits("RUNNER_DMMA_SPLITS", "modelled");
+      regtile_splits("RUNNER_REGTILE_SPLITS", "modelled"), dmma_tiles("RUNNER_DMMA_TILES", "64x64"),
+      dmma_splits("RUNNER_DMMA_SPLITS", "modelled");
   int ran = 0;
   for (const auto& [variant, dtype, lanes, pin] :
        {std::tuple{"regtile", "float", 4, "RUNNER_REGTILE_LOADS"},
@@ -535,6 +539,8 @@ TEST_F(CudaVariants, RegtileTimesSmallTilesWhereCHasFewTiles) {
 )";
   const std::string yaml = std::string("experiment: t\nkernel: gemm\n") + kRepeat +
                            "sweeps:\n  - variant: regtile\n    dtype: float" + sizes;
+  // The model's splits: only the tilings and loads are timed.
+  ScopedEnv modelled("RUNNER_REGTILE_SPLITS", "modelled");
   // Two waves of 2 blocks an SM: 4096 × 4096 (1024 tiles) is past them on GPUs of up to 255 SMs.
   run_verified(yaml, [&](const Point& p, const Record& r) {
     const std::string path = r.value("path", ""), message = r.value("message", "");
@@ -566,6 +572,67 @@ TEST_F(CudaVariants, RegtileTimesSmallTilesWhereCHasFewTiles) {
     });
   }
   expect_pin_invalid(yaml, "RUNNER_REGTILE_TILES", "32x32", ": 128x128, 64x64 or 64x64-2w");
+}
+
+// regtile times the splits of k of a tiling, 1 to 4 beside the cost model's, where its tiles are
+// fewer than its resident blocks (128 × 128 tiles: two an SM; 1000³: 64 tiles; 2048³: 256 on
+// GPUs of 129 SMs or more) and the model splits k at most 4 times: the message says "splits",
+// lists each split of each load, and the fastest runs, verified. Where the tiles are more
+// (4096²), k is one k-step (3 × 5 × 7) or the model splits k more (deep K) only the model's split
+// runs. RUNNER_REGTILE_SPLITS=modelled keeps the model's everywhere; an unknown value makes the
+// point invalid.
+TEST_F(CudaVariants, RegtileTimesSplitsWhereItsTilesLeaveBlocksIdle) {
+  if (!cuda_variants_of("gemm").count("regtile")) GTEST_SKIP() << "regtile not built";
+  const std::string yaml = std::string("experiment: t\nkernel: gemm\n") + kRepeat +
+                           "sweeps:\n  - variant: regtile\n    dtype: float\n    size: [1000, "
+                           "{m: 129, n: 131, k: 256}, {m: 300, n: 700, k: 511}, {m: 3, n: 5, "
+                           "k: 7}, 2048, {m: 4096, n: 4096, k: 256}, {m: 100, n: 98, k: 65539}]\n";
+  ScopedEnv large_tiles("RUNNER_REGTILE_TILES", "128x128");
+  const auto split_of = [](const std::string& path) {
+    const std::size_t at = path.find("split-K ");
+    return at == std::string::npos ? 1 : std::stoi(path.substr(at + 8));
+  };
+  int timed = 0;
+  run_verified(yaml, [&](const Point& p, const Record& r) {
+    const std::string message = r.value("message", "");
+    const std::int64_t tiles = ((p.size->m + 127) / 128) * ((p.size->n + 127) / 128);
+    const std::int64_t k_steps = (p.size->k + 15) / 16;
+    // Splits 1 and 2 are both possible where k has at least 4 k-steps of 16 (chunks of 2). A
+    // split above 4 ran untimed: the model's, where it splits k more than 4 times.
+    if (tiles >= 2 * gpu_info().sm_count || k_steps < 4 || r.value("k_splits", 0) > 4) {
+      EXPECT_EQ(message.find("splits"), std::string::npos) << p.key() << ": " << message;
+      return;
+    }
+    ++timed;
+    const std::size_t header = message.find(" timed at set-up");
+    ASSERT_NE(header, std::string::npos) << p.key() << ": " << message;
+    EXPECT_NE(message.substr(0, header).find("splits"), std::string::npos)
+        << p.key() << ": " << message;
+    // The splits of each load (on the copies of A and B, or as they are).
+    std::map<bool, std::set<int>> splits_by_load;
+    for (const std::string& candidate : fastest_timed(p, r, message.substr(0, header + 16)))
+      splits_by_load[candidate.find("copied") != std::string::npos].insert(split_of(candidate));
+    ASSERT_FALSE(splits_by_load.empty()) << p.key() << ": " << message;
+    for (const auto& [copied, splits] : splits_by_load) {
+      std::set<int>
+          expected;  // every split of 1 to 4 whose chunks are their own, 2 k-steps or more
+      for (std::int64_t s = 1; s <= 4; ++s) {
+        const std::int64_t chunk = (k_steps + s - 1) / s;
+        if (s == 1 || (s * 2 <= k_steps && (k_steps + chunk - 1) / chunk == s))
+          expected.insert(static_cast<int>(s));
+      }
+      EXPECT_EQ(splits, expected) << p.key() << (copied ? " copied" : "") << ": " << message;
+    }
+  });
+  EXPECT_GE(timed, 2);  // 1000³ and 129 × 131 × 256 at least
+  {
+    ScopedEnv modelled("RUNNER_REGTILE_SPLITS", "modelled");
+    run_verified(yaml, [&](const Point& p, const Record& r) {
+      EXPECT_EQ(r.value("message", "").find("splits"), std::string::npos)
+          << p.key() << ": " << r.value("message", "");
+    });
+  }
+  expect_pin_invalid(yaml, "RUNNER_REGTILE_SPLITS", "4", ": modelled or timed");
 }
 
 // dmma times its 64 × 64 tiles beside the 128 × 128 ones where C has fewer 128 × 128 tiles than two
