@@ -324,6 +324,12 @@ __global__ void __launch_bounds__(VecTile<T>::kThreads)
 // against 85 % and 90 %). The first version's 4096 (256 threads of 16, element-wide) held 62–93
 // registers a thread and 2–4 blocks an SM, and ran at 69–85 % of the copy.
 constexpr int kStripMax = 32;
+// Where the short side is a little longer (33 to this), the strips path is timed at set-up beside
+// the rule's tile path and the classic kernel (candidate_paths): on an H200 every kernel ran
+// float 33 × 31776 and 33 × 100003 at 72–85 % of the copy, a side of 33 leaving a tile of 32 a
+// second, nearly empty row of tiles. A strip of 33 rows is 60 columns (W a multiple of 4), of 64
+// rows 32: runs of 240 and 128 bytes on the strip's other side.
+constexpr int kStripTimedMax = 64;
 
 // (a, b) = (e / r, e % r) of a thread's linear index e in a strip, advanced by Threads per step
 // without a division (r is a run-time row length).
@@ -371,8 +377,8 @@ __global__ void __launch_bounds__(Threads)
                             std::int64_t n, unsigned width) {
   static_assert(PerThread % V == 0, "a thread moves whole accesses");
   using Access = typename StripAccess<T, V>::type;
-  constexpr int kAccesses = PerThread / V;  // a thread's accesses on the run side
-  __shared__ T strip[Threads * PerThread + kStripMax];
+  constexpr int kAccesses = PerThread / V;                   // a thread's accesses on the run side
+  __shared__ T strip[Threads * PerThread + kStripTimedMax];  // S · (W + 1), S ≤ kStripTimedMax
   const int W = static_cast<int>(width), pitch = W + 1;
   const int S = static_cast<int>(kFewRows ? m : n);
   const std::int64_t first = std::int64_t{blockIdx.x} * W, length = kFewRows ? n : m;
@@ -476,7 +482,7 @@ struct TiledVecPath {
 // A strips path (few rows: m ≤ n), its block and its strip width from the kernel's own Threads and
 // PerThread: a strip of W = Threads · PerThread / S elements a row (S the short side), W a multiple
 // of V so that every strip's run starts on a 16-byte boundary. The launch and the kernel's shared
-// strip (Threads · PerThread + kStripMax elements) cannot disagree.
+// strip (Threads · PerThread + kStripTimedMax elements) cannot disagree. S ≤ kStripTimedMax.
 template <typename T, bool kFewRows, int Threads, int PerThread, int V>
 TiledVecPath<T> strips_path(const ProblemSize& s) {
   const std::int64_t width = Threads * PerThread / (kFewRows ? s.m : s.n) / V * V;
@@ -484,6 +490,23 @@ TiledVecPath<T> strips_path(const ProblemSize& s) {
   return {&tiled_vec_strips_kernel<T, kFewRows, Threads, PerThread, V>, BlockShape{Threads, 1},
           TileGrid{static_cast<unsigned>(width), grid.blocks},
           kFewRows ? "strips, few rows" : "strips, few columns"};
+}
+
+// The strips path of a matrix whose short side is at most kStripTimedMax (the rule's below
+// kStripMax, a timed candidate above it).
+template <typename T>
+TiledVecPath<T> strips_path_of(const ProblemSize& s) {
+  // Float moves the strip's one run in 16-byte vectors (4 floats), 256 threads of 8 (two
+  // vectors a thread); double element by element (8 bytes already ran at 94–105 % of the copy),
+  // 512 threads of 4. Measured on an H200 against the other splits of 1024–4096 elements
+  // (docs/performance.md, "Log"): each of them fell 5 points or more behind these at some shape,
+  // but 128 threads of 8 with few rows, which ran within 3 points of 256 of 8 at every shape.
+  if constexpr (sizeof(T) == 4) {
+    if (s.m > s.n) return strips_path<T, false, 256, 8, 4>(s);
+    return strips_path<T, true, 256, 8, 4>(s);
+  }
+  if (s.m > s.n) return strips_path<T, false, 512, 4, 1>(s);
+  return strips_path<T, true, 512, 4, 1>(s);
 }
 
 // A side of kStripMax or fewer: strips. Input rows (n) on 16-byte boundaries and output rows (m)
@@ -498,19 +521,7 @@ TiledVecPath<T> tiled_vec_path(const ProblemSize& s, int sm_count) {
   using G = VecTile<T>;
   using One = SegmentTile<T, kSegmentAlign, 1>;
   using Two = SegmentTile<T, kSegmentAlign, 2>;
-  if (std::min(s.m, s.n) <= kStripMax) {
-    // Float moves the strip's one run in 16-byte vectors (4 floats), 256 threads of 8 (two
-    // vectors a thread); double element by element (8 bytes already ran at 94–105 % of the copy),
-    // 512 threads of 4. Measured on an H200 against the other splits of 1024–4096 elements
-    // (docs/performance.md, "Log"): each of them fell 5 points or more behind these at some shape,
-    // but 128 threads of 8 with few rows, which ran within 3 points of 256 of 8 at every shape.
-    if constexpr (sizeof(T) == 4) {
-      if (s.m > s.n) return strips_path<T, false, 256, 8, 4>(s);
-      return strips_path<T, true, 256, 8, 4>(s);
-    }
-    if (s.m > s.n) return strips_path<T, false, 512, 4, 1>(s);
-    return strips_path<T, true, 512, 4, 1>(s);
-  }
+  if (std::min(s.m, s.n) <= kStripMax) return strips_path_of<T>(s);
   if (s.n % G::kV == 0 && s.m % One::kA == 0)
     return {&tiled_vec_kernel<T>, BlockShape{G::kThreads, 1},
             tile_grid(s.n, G::kSide, s.m, G::kSide), "aligned"};
@@ -533,13 +544,14 @@ TiledVecPath<T> classic_path(const ProblemSize& s, const char* name) {
 
 // RUNNER_TILED_VEC_KERNEL=vector|classic32|classic64 pins one kernel: the 16-byte-vector path
 // the shape rule above picks, or the classic kernel with 32 × 32 tiles of 32 × 8 threads or 64 × 64
-// of 64 × 8. Unset, the three are timed at set-up and the fastest runs. The rule's path is not the
-// fastest everywhere: on an H200 (docs/performance.md, "Log") the classic kernel ran double
-// 1100² at 100.6 % of the copy against the `aligned` path's 88.1 %, double 33 × 100003 (64 × 64
-// tiles) at 92.5 % against `segments`' 80.8 %, float 32 × 131072 at 103 % against the strips'
-// 92 %; elsewhere the vector paths lead by up to 20 points (float 1100², 33 × 100003, 100 × 20000).
-// A tuned variant must not lose to the simpler kernel it was built to beat: measuring both on the
-// device is the one rule that holds on every GPU.
+// of 64 × 8. Unset, the three are timed at set-up and the fastest runs (four where the short
+// side is kStripMax + 1 to kStripTimedMax: the strips too; `vector` pins the rule's path there).
+// The rule's path is not the fastest everywhere: on an H200 (docs/performance.md, "Log") the
+// classic kernel ran double 1100² at 100.6 % of the copy against the `aligned` path's 88.1 %,
+// double 33 × 100003 (64 × 64 tiles) at 92.5 % against `segments`' 80.8 %, float 32 × 131072 at 103
+// % against the strips' 92 %; elsewhere the vector paths lead by up to 20 points (float 1100², 33 ×
+// 100003, 100 × 20000). A tuned variant must not lose to the simpler kernel it was built to beat:
+// measuring both on the device is the one rule that holds on every GPU.
 constexpr const char* kPinKernel = "RUNNER_TILED_VEC_KERNEL";
 
 template <typename T>
@@ -549,6 +561,10 @@ std::vector<TiledVecPath<T>> candidate_paths(const ProblemSize& s, int sm_count)
                     "the fastest of the three, timed at set-up");
   std::vector<TiledVecPath<T>> paths;
   if (!pinned || *pinned == 0) paths.push_back(tiled_vec_path<T>(s, sm_count));
+  // Unpinned, a short side of kStripMax + 1 to kStripTimedMax also times the strips.
+  const std::int64_t short_side = std::min(s.m, s.n);
+  if (!pinned && short_side > kStripMax && short_side <= kStripTimedMax)
+    paths.push_back(strips_path_of<T>(s));
   if (!pinned || *pinned == 1)
     paths.push_back(classic_path<T, 32, 8>(s, "classic 32x32 tiles, 32x8 threads"));
   if (!pinned || *pinned == 2)
