@@ -127,15 +127,6 @@ struct TiledProblem {
   bool in_cluster = false;
 };
 
-// A launch in clusters of (1, splits, 1) blocks: the splits of one tile.
-cudaLaunchAttribute cluster_of(int splits) {
-  cudaLaunchAttribute cluster{};
-  cluster.id = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = 1;
-  cluster.val.clusterDim.y = static_cast<unsigned>(splits);
-  cluster.val.clusterDim.z = 1;
-  return cluster;
-}
 cudaLaunchConfig_t launch_config(const Tiling& t, dim3 grid, cudaLaunchAttribute* cluster,
                                  cudaStream_t stream) {
   cudaLaunchConfig_t config{};
@@ -160,7 +151,7 @@ bool sums_in_clusters(const Tiling& t, const cudaFuncAttributes& attr) {
 // Blocks resident at once when launched in clusters of `splits` (0 where the GPU cannot place
 // one: a cluster needs `splits` SMs of one GPC with the shared memory free).
 std::int64_t cluster_slots(const Tiling& t, std::int64_t tiles, int splits) {
-  cudaLaunchAttribute cluster = cluster_of(splits);
+  cudaLaunchAttribute cluster = split_k::cluster_of(splits);
   const cudaLaunchConfig_t config = launch_config(
       t, dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(splits)), &cluster, nullptr);
   int clusters = 0;
@@ -449,7 +440,7 @@ class DmmaGemm final : public CudaGemm<double> {
     }
     const std::int64_t ldc = split.output_ld();
     if (cluster_splits > 1) {
-      cudaLaunchAttribute cluster = cluster_of(cluster_splits);
+      cudaLaunchAttribute cluster = split_k::cluster_of(cluster_splits);
       const cudaLaunchConfig_t config = launch_config(t, split.grid(), &cluster, stream());
       RUNNER_CUDA_CHECK(cudaLaunchKernelEx(&config, t.kernel, a, b, out, m(), n(), k(), lda, ldb,
                                            ldc, route.tiled.tiles_m, route.tiled.tiles_n,

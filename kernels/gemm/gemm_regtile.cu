@@ -89,7 +89,7 @@ bool aligned16(const void* p) {
 
 using Kernel = void (*)(const float*, const float*, float*, std::int64_t, std::int64_t,
                         std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
-                        std::int64_t, std::int64_t);
+                        std::int64_t, std::int64_t, int);
 
 // One tiling the variant can run a problem with: its kernel instances and what their launch and
 // split-K plan need.
@@ -97,6 +97,10 @@ struct TileKernels {
   const char* name = "";  // in the record's path ("64x64 tiles, split-K 3") and the pin
   int bm = 0, bn = 0, bk = 0, threads = 0;
   Kernel instance[2][2] = {};  // [16-byte loads][16-byte stores]
+  // The instances that add a tile's splits in a cluster (regtile::Tiling::kClusterSum), and the
+  // most splits they add (a thread's tile rows); none for the 128×128 tiling.
+  Kernel cluster_instance[2][2] = {};
+  int most_cluster_splits = 0;
   split_k::CostModel (*cost_model)(const void* kernel, double model_factor) = nullptr;
   double model_factor = 1;
 
@@ -116,6 +120,13 @@ TileKernels tile_kernels(const char* name, double model_factor) {
   t.instance[1][0] = regtile::regtile_kernel<Tiles, true, false>;
   t.instance[1][1] = regtile::regtile_kernel<Tiles, true, true>;
   t.cost_model = cost_model<Tiles>;
+  if constexpr (Tiles::kClusterSum) {
+    t.cluster_instance[0][0] = regtile::regtile_kernel<Tiles, false, false, true>;
+    t.cluster_instance[0][1] = regtile::regtile_kernel<Tiles, false, true, true>;
+    t.cluster_instance[1][0] = regtile::regtile_kernel<Tiles, true, false, true>;
+    t.cluster_instance[1][1] = regtile::regtile_kernel<Tiles, true, true, true>;
+    t.most_cluster_splits = Tiles::TM;  // each block of a cluster stores whole rows of it
+  }
   return t;
 }
 
@@ -152,6 +163,22 @@ constexpr int kTimedSplits = 4;
 // RUNNER_REGTILE_SPLITS=modelled keeps the cost model's split everywhere (=timed: the default).
 constexpr const char* kPinSplits = "RUNNER_REGTILE_SPLITS";
 
+// Where a split's partial tiles are added: in the workspace, by a second kernel, or, on sm_90+
+// with the 64×64 tilings (whose shared memory holds a partial tile), in a thread-block cluster of
+// the tile's splits, through distributed shared memory: no workspace traffic and no second
+// launch. Unpinned, the cluster sum is timed beside the workspace's for the splits that are
+// timed (above); RUNNER_REGTILE_SUM=cluster adds every split in a cluster where it can (the
+// model's too), =workspace never.
+enum class Sum { timed, workspace, cluster };
+constexpr const char* kPinSum = "RUNNER_REGTILE_SUM";
+
+Sum pinned_sum() {
+  const std::optional<std::size_t> pinned =
+      pinned_choice(kPinSum, {"workspace", "cluster"}, "both timed where the splits are");
+  if (!pinned) return Sum::timed;
+  return *pinned == 0 ? Sum::workspace : Sum::cluster;
+}
+
 const TileKernels* pinned_tiling() {
   const std::vector<TileKernels>& all = tilings();
   std::vector<std::string_view> names;
@@ -182,6 +209,7 @@ class RegtileGemm final : public CudaGemm<float> {
     time_splits_ =
         pinned_choice(kPinSplits, {"modelled", "timed"},
                       "timed where a tiling's tiles leave resident blocks idle") != std::size_t{0};
+    sum_ = pinned_sum();
 
     std::vector<const TileKernels*> timed_tilings;
     if (pinned_tiles) {
@@ -232,41 +260,76 @@ class RegtileGemm final : public CudaGemm<float> {
     Kernel kernel = nullptr;
     std::int64_t tiles_m = 0, tiles_n = 0;
     bool copies = false;
-    std::optional<split_k::SplitK<float>> split;
+    std::optional<split_k::SplitK<float>> split;  // in_cluster: its splits summed in a cluster
   };
 
   // The routes of a tiling and load: the cost model's split of k, and where the tiling's tiles
   // are fewer than its resident blocks and the model splits k at most kTimedSplits times, every
   // other split up to kTimedSplits.
   void add_routes(const TileKernels& t, bool vec_loads, bool copies, std::vector<Route>& routes) {
-    const split_k::CostModel cost = t.cost(t.instance[vec_loads][vec_loads]);
+    const Kernel planned = t.instance[vec_loads][vec_loads];
+    const split_k::CostModel cost = t.cost(planned);
     const std::int64_t tiles = ceil_div(m(), t.bm) * ceil_div(n(), t.bn);
     const split_k::Plan modelled = split_k::plan(cost, tiles, m(), n(), k(), t.bk, sizeof(float));
-    routes.push_back(make_route(t, vec_loads, copies, modelled));
-    if (!time_splits_ || tiles >= cost.slots || modelled.splits > kTimedSplits) return;
+    const bool timed = time_splits_ && tiles < cost.slots && modelled.splits <= kTimedSplits;
+    // A split's route(s): summed in the workspace, in a cluster (Sum), or each, timed.
+    const auto add = [&](const split_k::Plan& plan) {
+      const bool cluster =
+          sum_ != Sum::workspace && (timed || sum_ == Sum::cluster) &&
+          sums_in_cluster(t, t.cluster_instance[vec_loads][vec_loads], tiles, plan.splits);
+      if (!cluster || sum_ == Sum::timed) routes.push_back(make_route(t, vec_loads, copies, plan));
+      if (cluster) routes.push_back(make_route(t, vec_loads, copies, plan, true));
+    };
+    add(modelled);
+    if (!timed) return;
     for (int splits = 1; splits <= kTimedSplits; ++splits) {
       if (splits == modelled.splits) continue;
       if (const std::optional<split_k::Plan> plan =
               split_k::plan_of_splits(cost, tiles, m(), n(), k(), t.bk, sizeof(float), splits))
-        routes.push_back(make_route(t, vec_loads, copies, *plan));
+        add(*plan);
     }
+  }
+
+  // Whether `splits` partial tiles of this tiling can be added in a cluster here: more than one
+  // and at most its thread tile's rows, an sm_90+ image of the kernel (the cluster code is
+  // compiled for sm_90+ only) and a GPU that places clusters of that many of its blocks.
+  static bool sums_in_cluster(const TileKernels& t, Kernel kernel, std::int64_t tiles, int splits) {
+    if (splits < 2 || splits > t.most_cluster_splits || kernel == nullptr) return false;
+    cudaFuncAttributes attr{};
+    RUNNER_CUDA_CHECK(cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(kernel)));
+    if (attr.binaryVersion < 90 || (attr.ptxVersion > 0 && attr.ptxVersion < 90)) return false;
+    cudaLaunchAttribute cluster = split_k::cluster_of(splits);
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(splits));
+    config.blockDim = dim3(static_cast<unsigned>(t.threads));
+    config.attrs = &cluster;
+    config.numAttrs = 1;
+    int clusters = 0;
+    if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) != cudaSuccess) {
+      (void)cudaGetLastError();  // not an error of the point: the workspace sums instead
+      return false;
+    }
+    return clusters > 0;
   }
 
   // float4 loads (on A and B as they are, or on their copies) or scalar ones; float4 stores where
   // the rows the kernel writes start on 16-byte boundaries: C's where n % 4 == 0, the split-K
-  // workspace's always (gemm_split_k.cuh, SplitK). `plan`: the split of k (its workspace is
-  // allocated here; without room for it k stays whole).
-  Route make_route(const TileKernels& t, bool vec_loads, bool copies, const split_k::Plan& plan) {
+  // workspace's always (gemm_split_k.cuh, SplitK). `plan`: the split of k, added in a cluster
+  // (in_cluster) or in the workspace (allocated here; without room for it k stays whole).
+  Route make_route(const TileKernels& t, bool vec_loads, bool copies, const split_k::Plan& plan,
+                   bool in_cluster = false) {
     Route route;
     route.tiling = &t;
     route.copies = copies;
     route.tiles_m = ceil_div(m(), t.bm);
     route.tiles_n = ceil_div(n(), t.bn);
-    route.split.emplace(plan, route.tiles_m * route.tiles_n, m(), n(), k(), false,
+    route.split.emplace(plan, route.tiles_m * route.tiles_n, m(), n(), k(), in_cluster,
                         padded::padded_row<float>(n()));
     const bool vec_stores =
         aligned16(route.split->output(c_.data())) && route.split->output_ld() % 4 == 0;
-    route.kernel = t.instance[vec_loads][vec_stores];
+    route.kernel = in_cluster && route.split->cluster_splits() > 1
+                       ? t.cluster_instance[vec_loads][vec_stores]
+                       : t.instance[vec_loads][vec_stores];
     cuda::require_launchable(BlockShape{t.threads, 1}, 0,
                              reinterpret_cast<const void*>(route.kernel));
     return route;
@@ -287,19 +350,33 @@ class RegtileGemm final : public CudaGemm<float> {
     float* const out = split.output(c_.data());
     const std::int64_t ldc = split.output_ld();
     const std::int64_t k_chunk = split.plan().k_chunk;
-    if (route.copies) {  // the GEMM's launch overlaps the copy's end (dependent_launch.cuh)
+    const int cluster_splits = split.cluster_splits();
+    if (cluster_splits > 1) {  // the splits of a tile summed in its cluster (no reduction)
+      cudaLaunchAttribute cluster = split_k::cluster_of(cluster_splits);
+      cudaLaunchConfig_t config{};
+      config.gridDim = split.grid();
+      config.blockDim = block;
+      config.stream = stream();
+      config.attrs = &cluster;
+      config.numAttrs = 1;
+      RUNNER_CUDA_CHECK(cudaLaunchKernelEx(&config, route.kernel, a, b, out, m(), n(), k(), lda,
+                                           ldb, ldc, route.tiles_m, route.tiles_n, k_chunk,
+                                           cluster_splits));
+      RUNNER_CUDA_CHECK_LAUNCH();
+    } else if (route.copies) {  // the GEMM's launch overlaps the copy's end (dependent_launch.cuh)
       launch_dependent(route.kernel, split.grid(), block, 0, stream(), a, b, out, m(), n(), k(),
-                       lda, ldb, ldc, route.tiles_m, route.tiles_n, k_chunk);
+                       lda, ldb, ldc, route.tiles_m, route.tiles_n, k_chunk, 0);
     } else {
       route.kernel<<<split.grid(), block, 0, stream()>>>(a, b, out, m(), n(), k(), lda, ldb, ldc,
-                                                         route.tiles_m, route.tiles_n, k_chunk);
+                                                         route.tiles_m, route.tiles_n, k_chunk, 0);
       RUNNER_CUDA_CHECK_LAUNCH();
     }
     split.reduce_into(c_.data(), sms, stream());
   }
 
   std::string describe(const Route& route) const {
-    std::string path = split_k::describe(route.tiling->name, route.split->plan()) +
+    std::string path = split_k::describe(route.tiling->name, route.split->plan(),
+                                         route.split->cluster_splits() > 1) +
                        padded::describe_copies(a_rows_, b_rows_, route.copies);
     if (!route.copies && (!a_rows_.vector_rows() || !b_rows_.vector_rows()))
       path += ", scalar loads";
@@ -308,6 +385,7 @@ class RegtileGemm final : public CudaGemm<float> {
 
   padded::PaddedOperand<float> a_rows_, b_rows_;  // A (m×k) and B (k×n) as the kernel reads them
   bool time_splits_ = true;                       // RUNNER_REGTILE_SPLITS unset or =timed
+  Sum sum_ = Sum::timed;                          // RUNNER_REGTILE_SUM
   Route route_;                                   // what runs
   std::string choice_;                            // how the route was chosen, where timed
 };

@@ -28,6 +28,12 @@
 //    4: gemm_split_k.cuh). Otherwise scalar loads or stores.
 //  - Blocks are ordered in groups of kGroup tile rows (a group sweeps its columns together), so
 //    that concurrent blocks share A and B tiles in the L2.
+//  - Split-K (gemm_split_k.cuh): block row y of the grid computes chunk y of k into slice y of the
+//    workspace, or, launched in clusters of (1, splits, 1) (sm_90+, tilings whose shared memory
+//    holds a whole partial tile: kClusterSum), into its accumulators, which the cluster's blocks
+//    add up through distributed shared memory and store to C.
+#include <cooperative_groups.h>
+
 #include <cstdint>
 
 #include "kernels/common/dependent_launch.cuh"
@@ -49,7 +55,11 @@ struct Tiling {
   static constexpr int kAStride = BM + 4;  // floats per k-row of the transposed A tile (padding)
   static constexpr int kALoads = BM * BK / 4 / kThreads;  // float4 a thread per A tile
   static constexpr int kBLoads = BK * BN / 4 / kThreads;  // float4 a thread per B tile
-  static constexpr int kSharedBytes = 2 * (BK * kAStride + BK * BN) * 4;
+  static constexpr int kSharedFloats = 2 * (BK * kAStride + BK * BN);
+  static constexpr int kSharedBytes = kSharedFloats * 4;
+  // Whether a block's partial tile fits in its shared memory: the split-K sum in a cluster (the
+  // 64×64 tilings; a 128×128 partial tile is twice the stages).
+  static constexpr bool kClusterSum = BM * BN <= kSharedFloats;
   static_assert(TM % 4 == 0 && TN % 4 == 0, "thread tile made of 4x4 sub-tiles");
   static_assert(WTM * WARPS_M == BM && WTN * WARPS_N == BN && LM * TM == WTM && LN * TN == WTN);
   static_assert(LM * LN == 32, "a warp is 32 lanes");
@@ -95,25 +105,31 @@ __device__ __forceinline__ TileOrigin tile_origin(std::int64_t block, std::int64
   return {(first + in_group % rows) * tile_m, (in_group / rows) * tile_n};
 }
 
-template <class T, bool kVecLoads, bool kVecStores>
+// kCluster: the instance that adds a tile's splits in its cluster (cluster_splits > 1, launched in
+// clusters of (1, cluster_splits, 1)); the others ignore cluster_splits and are the same code as
+// without it (compiled with the cluster sum in the same kernel, the workspace routes ran 2–7 %
+// slower from 256³ to 512³ on an H200).
+template <class T, bool kVecLoads, bool kVecStores, bool kCluster = false>
 __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
     regtile_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
                    std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t lda,
                    std::int64_t ldb, std::int64_t ldc, std::int64_t tiles_m, std::int64_t tiles_n,
-                   std::int64_t k_chunk) {
+                   std::int64_t k_chunk, int cluster_splits) {
   constexpr int BM = T::BM, BN = T::BN, BK = T::BK, TM = T::TM, TN = T::TN;
   constexpr int kAL = T::kALoads, kBL = T::kBLoads, kThreads = T::kThreads;
+  static_assert(!kCluster || T::kClusterSum, "the partial tile must fit in the stages");
   __shared__ __align__(16) float a_s[2][BK][T::kAStride];
   __shared__ __align__(16) float b_s[2][BK][BN];
 
   const TileOrigin tile = tile_origin<T::kGroup>(blockIdx.x, tiles_m, tiles_n, BM, BN);
   // Split-K (gemm_split_k.cuh): block row y computes k in [y·k_chunk, (y + 1)·k_chunk) into slice
-  // y of c (the workspace); one split is the whole of k into C.
+  // y of c (the workspace), or with cluster_splits > 1 into C through the cluster's sum; one
+  // split is the whole of k into C.
   const std::int64_t k_begin = std::int64_t{blockIdx.y} * k_chunk;
   const std::int64_t k_len = k - k_begin < k_chunk ? k - k_begin : k_chunk;
   a += k_begin;
   b += k_begin * ldb;
-  c += std::int64_t{blockIdx.y} * m * ldc;
+  if constexpr (!kCluster) c += std::int64_t{blockIdx.y} * m * ldc;
 
   // Global → register loads: load l of a thread is float4 number tid + l·kThreads of the tile:
   // A (BM rows × BK): row idx / (BK/4), k-column 4·(idx % (BK/4)); B (BK rows × BN): row
@@ -279,8 +295,55 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
   // The split-K reduction may be placed beside this block's stores (dependent_launch.cuh).
   allow_dependent_launch();
 
+  // Split-K summed in the cluster (1, cluster_splits, 1) of this tile's splits (kCluster; the host
+  // launches it on sm_90+ with 2 <= cluster_splits <= TM). Every block puts its partial tile in
+  // its stages, accumulator (i, j) of thread tid at word (i·TN + j)·kThreads + tid of a_s, then
+  // b_s (consecutive threads, consecutive words; a_s holds a whole number of kThreads words);
+  // block r then adds, for its rows i ≡ r (mod cluster_splits), the cluster's partial tiles in
+  // split order (the reduction kernel's sum: 0 + s₀ + s₁ + ..., so the same C to the bit) and
+  // stores them.
+  [[maybe_unused]] int sum_rank = 0;  // this block's share of the thread tile's rows
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (kCluster) {
+    namespace cg = cooperative_groups;
+    constexpr int kAWords = 2 * BK * T::kAStride;
+    static_assert(kAWords % kThreads == 0, "a thread's words lie in a_s or in b_s, never both");
+    const cg::cluster_group cluster = cg::this_cluster();
+    __syncthreads();  // every warp has read its last stage: the stages now hold the exchange
+    sum_rank = static_cast<int>(cluster.block_rank());  // = blockIdx.y, the split
+    float* const a_words = &a_s[0][0][0];
+    float* const b_words = &b_s[0][0][0];
+    const unsigned tid = threadIdx.x;
+    // The word of accumulator (i, j) in the stages of the block whose a_s and b_s are a and b.
+    const auto word = [tid](const float* a, const float* b, int i, int j) -> const float* {
+      const int w = (i * TN + j) * kThreads;
+      return w < kAWords ? a + w + tid : b + (w - kAWords) + tid;
+    };
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+      for (int j = 0; j < TN; ++j) *const_cast<float*>(word(a_words, b_words, i, j)) = acc[i][j];
+    cluster.sync();  // the partial tiles are in shared memory, visible to the cluster
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+      if (i % cluster_splits != sum_rank) continue;
+#pragma unroll
+      for (int j = 0; j < TN; ++j) acc[i][j] = 0.f;
+      for (int r = 0; r < cluster_splits; ++r) {
+        const float* const a = cluster.map_shared_rank(a_words, r);
+        const float* const b = cluster.map_shared_rank(b_words, r);
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] += *word(a, b, i, j);
+      }
+    }
+    cluster.sync();  // a block's shared memory must outlive the others' reads of it
+  }
+#endif
+
 #pragma unroll
   for (int i = 0; i < TM; ++i) {
+    if constexpr (kCluster)
+      if (i % cluster_splits != sum_rank) continue;  // another block's rows
     const std::int64_t row = tile.row0 + a_off + (i / 4) * 4 * T::LM + i % 4;
     if (row >= m) continue;
     float* c_row = c + row * ldc;

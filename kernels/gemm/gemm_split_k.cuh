@@ -157,6 +157,16 @@ inline std::string describe(int bm, int bn, const Plan& p, bool in_cluster = fal
 }
 
 #ifdef __CUDACC__
+// A launch in clusters of (1, splits, 1) blocks: the splits of one tile, summed in the cluster.
+inline cudaLaunchAttribute cluster_of(int splits) {
+  cudaLaunchAttribute cluster{};
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = 1;
+  cluster.val.clusterDim.y = static_cast<unsigned>(splits);
+  cluster.val.clusterDim.z = 1;
+  return cluster;
+}
+
 // c[i] = Σ_s partial[s·count + i], s in order; 16-byte vectors where count allows (the slices
 // then all start on 16-byte boundaries: cudaMalloc'd workspace, count a multiple of the vector).
 // Launched as a dependent of the GEMM (dependent_launch.cuh): it waits on the device for the

@@ -644,6 +644,67 @@ TEST_F(CudaVariants, RegtileTimesSplitsWhereItsTilesLeaveBlocksIdle) {
   expect_pin_invalid(yaml, "RUNNER_REGTILE_SPLITS", "4", ": modelled or timed");
 }
 
+// regtile adds a tile's splits in a thread-block cluster on sm_90+ with its 64 × 64 tilings (whose
+// shared memory holds a partial tile), up to 8 splits (the rows of a thread's tile): pinned
+// (RUNNER_REGTILE_SUM=cluster) every such split verifies, at edge, odd, copied and deep-K sizes,
+// and the path says so; with 128 × 128 tiles, more than 8 splits or =workspace, the workspace sums
+// them. Unpinned, where the splits are timed, each split of a 64 × 64 tiling is timed both ways.
+// An unknown value makes the point invalid.
+TEST_F(CudaVariants, RegtileSumsSplitsInAClusterWhereItCan) {
+  if (!cuda_variants_of("gemm").count("regtile")) GTEST_SKIP() << "regtile not built";
+  const bool clusters = gpu_info().compute_major >= 9;
+  const std::string yaml = std::string("experiment: t\nkernel: gemm\n") + kRepeat +
+                           "sweeps:\n  - variant: regtile\n    dtype: float\n    size: [512, 1000, "
+                           "{m: 300, n: 700, k: 511}, {m: 128, n: 128, k: 1000}, {m: 129, n: 131, "
+                           "k: 256}, {m: 1000, n: 1001, k: 1002}, {m: 65, n: 63, k: 1021}, {m: "
+                           "256, n: 256, k: 16384}, {m: 3, n: 5, k: 7}]\n";
+  const std::string in_cluster = " summed in a cluster";
+  {
+    ScopedEnv modelled("RUNNER_REGTILE_SPLITS", "modelled");
+    std::set<std::string> seen;
+    for (const char* tiles : {"64x64", "64x64-2w", "128x128"}) {
+      ScopedEnv pin_tiles("RUNNER_REGTILE_TILES", tiles);
+      for (const char* sum : {"cluster", "workspace"}) {
+        ScopedEnv pin_sum("RUNNER_REGTILE_SUM", sum);
+        run_verified(yaml, [&, tiles = std::string(tiles), sum = std::string(sum)](
+                               const Point& p, const Record& r) {
+          const int splits = r.value("k_splits", 0);
+          const std::string path = r.value("path", "");
+          const bool summed = path.find(in_cluster) != std::string::npos;
+          const bool expected =
+              clusters && sum == "cluster" && tiles != "128x128" && splits >= 2 && splits <= 8;
+          EXPECT_EQ(summed, expected) << tiles << ", " << sum << ", " << p.key() << ": " << path;
+          if (summed) seen.insert(tiles);
+        });
+      }
+    }
+    if (clusters) {
+      EXPECT_EQ(seen, (std::set<std::string>{"64x64", "64x64-2w"}));
+    }
+  }
+  ScopedEnv pin_tiles("RUNNER_REGTILE_TILES", "64x64");
+  int timed = 0;
+  run_verified(yaml, [&](const Point& p, const Record& r) {
+    const std::string message = r.value("message", "");
+    const std::size_t header = message.find(" timed at set-up");
+    if (header == std::string::npos ||
+        message.substr(0, header).find("splits") == std::string::npos)
+      return;  // splits not timed here
+    const std::set<std::string> listed = fastest_timed(p, r, message.substr(0, header + 16));
+    for (const std::string& candidate : listed) {
+      const std::size_t at = candidate.find("split-K ");
+      if (at == std::string::npos || candidate.find(in_cluster) != std::string::npos) continue;
+      const std::size_t end = candidate.find_first_not_of("0123456789", at + 8);
+      const std::string both =
+          candidate.substr(0, end) + in_cluster + candidate.substr(std::min(end, candidate.size()));
+      EXPECT_EQ(listed.count(both), clusters ? 1u : 0u) << p.key() << ": " << message;
+      ++timed;
+    }
+  });
+  EXPECT_GE(timed, 2);  // 1000³ and 512³ at least
+  expect_pin_invalid(yaml, "RUNNER_REGTILE_SUM", "dsmem", ": workspace or cluster");
+}
+
 // dmma times its 64 × 64 tiles beside the 128 × 128 ones where C has fewer 128 × 128 tiles than two
 // waves of them (1200³: 100 such tiles), with both loads where k or n is not a multiple of 4: the
 // message lists each, and the fastest runs; where C has many (4096³) the cost model chooses 128 ×
