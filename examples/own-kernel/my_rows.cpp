@@ -1,6 +1,7 @@
 // transpose my_rows: an OpenMP CPU transpose as a plugin, parallel over blocks of 8 output rows so
 // that a thread writes whole cache lines of the output while it reads down the input's columns.
-// The runner gives it the problem, the poisoned output and the exact reference (docs/own-kernel.md).
+// The runner gives it the problem, the poisoned output and the exact reference
+// (docs/own-kernel.md).
 #include <algorithm>
 #include <cstdint>
 

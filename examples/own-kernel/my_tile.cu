@@ -35,9 +35,9 @@ template <typename T>
 class MyTile final : public CudaTranspose<T> {
  public:
   MyTile(const Point& point, std::shared_ptr<const Problem> problem)
-      : CudaTranspose<T>(point, std::move(problem),
-                         {reinterpret_cast<const void*>(&my_tile_kernel<T>), 0,
-                          BlockShape{kTile, kRows}}),
+      : CudaTranspose<T>(
+            point, std::move(problem),
+            {reinterpret_cast<const void*>(&my_tile_kernel<T>), 0, BlockShape{kTile, kRows}}),
         grid_(tile_grid(this->n(), kTile, this->m(), kTile)) {}
 
   void run() override {

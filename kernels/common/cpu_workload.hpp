@@ -17,7 +17,9 @@ class ArrayOutputWorkload : public Workload {
     poison<T>(out_.span());  // first touch in parallel
   }
   void poison_output() override { poison<T>(out_.span()); }
-  Verification verify() override { return compare_with_reference<T>(out_.span(), reference_, tolerance_); }
+  Verification verify() override {
+    return compare_with_reference<T>(out_.span(), reference_, tolerance_);
+  }
 
  protected:
   HostArray<T> out_;

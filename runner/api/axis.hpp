@@ -12,9 +12,9 @@ namespace runner {
 // spelling, one type and one place to look it up.
 enum class Axis { kernel, variant, size, dtype, block, threads, kernel_size, grid, print };
 
-inline constexpr std::array<Axis, 9> kAllAxes = {Axis::kernel,  Axis::variant,     Axis::size,
-                                                 Axis::dtype,   Axis::block,       Axis::threads,
-                                                 Axis::kernel_size, Axis::grid, Axis::print};
+inline constexpr std::array<Axis, 9> kAllAxes = {Axis::kernel,      Axis::variant, Axis::size,
+                                                 Axis::dtype,       Axis::block,   Axis::threads,
+                                                 Axis::kernel_size, Axis::grid,    Axis::print};
 
 // Names as configs write them; each axis is described once, in runner/spec/axes.cpp.
 std::string_view axis_name(Axis a);

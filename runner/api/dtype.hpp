@@ -9,8 +9,12 @@ namespace runner {
 // Element type of a point's data. Names are the ones configs and CSV files use.
 enum class Dtype { f32, f64 };
 
-inline std::string_view dtype_name(Dtype d) { return d == Dtype::f32 ? "float" : "double"; }
-inline std::size_t dtype_bytes(Dtype d) { return d == Dtype::f32 ? 4 : 8; }
+inline std::string_view dtype_name(Dtype d) {
+  return d == Dtype::f32 ? "float" : "double";
+}
+inline std::size_t dtype_bytes(Dtype d) {
+  return d == Dtype::f32 ? 4 : 8;
+}
 inline std::optional<Dtype> parse_dtype(std::string_view s) {
   if (s == "float" || s == "f32" || s == "fp32") return Dtype::f32;
   if (s == "double" || s == "f64" || s == "fp64") return Dtype::f64;

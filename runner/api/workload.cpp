@@ -12,8 +12,12 @@ long long now_ns() {
 }
 }  // namespace
 
-void SteadyClock::start() { start_ns_ = now_ns(); }
-double SteadyClock::stop_ms() { return static_cast<double>(now_ns() - start_ns_) * 1e-6; }
+void SteadyClock::start() {
+  start_ns_ = now_ns();
+}
+double SteadyClock::stop_ms() {
+  return static_cast<double>(now_ns() - start_ns_) * 1e-6;
+}
 
 nlohmann::json Workload::extra_fields() const {
   return nlohmann::json::object();

@@ -34,8 +34,10 @@ class SteadyClock final : public SampleClock {
 };
 
 // One point's executable state: buffers allocated and inputs filled once in the constructor
-// (or setup), reused by every sample. The measurement loop (runner/measure/sampling.hpp) owns the order:
-//   poison_output(); prepare_sample(mode); clock.start(); run() [× batch]; clock.stop_ms(); ... verify();
+// (or setup), reused by every sample. The measurement loop (runner/measure/sampling.hpp) owns the
+// order:
+//   poison_output(); prepare_sample(mode); clock.start(); run() [× batch]; clock.stop_ms(); ...
+//   verify();
 // A constructor or setup() may throw PointSkipped / PointInvalid (runner/api/errors.hpp); any other
 // exception fails the point with its message.
 class Workload {

@@ -24,7 +24,9 @@ ContentHash& ContentHash::add(std::string_view bytes) {
 
 ContentHash& ContentHash::add_file(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
-  if (!in) throw std::runtime_error(fmt::format("cannot read {}: {}", file.string(), std::strerror(errno)));
+  if (!in)
+    throw std::runtime_error(
+        fmt::format("cannot read {}: {}", file.string(), std::strerror(errno)));
   char buffer[1 << 16];
   while (in) {
     in.read(buffer, sizeof buffer);

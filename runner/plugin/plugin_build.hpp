@@ -49,9 +49,11 @@ class PluginCompileError : public UsageError {
 std::filesystem::path default_cache_dir();
 
 // The library of `source`: from the cache when an entry matches, else compiled into it (a .so is
-// taken as it is). `display` is how messages name the file (as the config or command line wrote it).
-// UsageError for a missing file or an unsupported kind; PluginCompileError when it does not build.
-BuiltPlugin build_plugin(const std::filesystem::path& source, const std::filesystem::path& cache_dir);
+// taken as it is). `display` is how messages name the file (as the config or command line wrote
+// it). UsageError for a missing file or an unsupported kind; PluginCompileError when it does not
+// build.
+BuiltPlugin build_plugin(const std::filesystem::path& source,
+                         const std::filesystem::path& cache_dir);
 
 // The paths a make-style dependency file lists (target excluded), as written.
 std::vector<std::string> parse_depfile(const std::string& text);

@@ -129,7 +129,8 @@ PluginCommands plugin_commands(PluginLanguage language, const PluginPaths& paths
     // -fopenmp: OpenMP's runtime for the CPU variants' pragmas (the binary has it loaded).
     append(c.link, {"-shared", "-fPIC", "-fopenmp"});
   }
-  append(c.link, {paths.object.string(), paths.stamp_object.string(), "-o", paths.library.string()});
+  append(c.link,
+         {paths.object.string(), paths.stamp_object.string(), "-o", paths.library.string()});
   return c;
 }
 

@@ -19,14 +19,15 @@ namespace runner {
 class Manifest {
  public:
   Manifest(std::filesystem::path dir, std::string file_name);
-  // `identity`: what a resume compares (runner/run/resume.hpp); stored as "identity" and, for readers
-  // of earlier releases, as one hash "fingerprint".
+  // `identity`: what a resume compares (runner/run/resume.hpp); stored as "identity" and, for
+  // readers of earlier releases, as one hash "fingerprint".
   void describe(const ExperimentSpec& spec, const std::vector<Point>& points,
                 const RunIdentity& identity, const std::string& shard_label,
                 const nlohmann::json& environment);
   // A resumed run keeps the creation time of the manifest it continues and lists its resumes.
   void continue_from(const std::filesystem::path& previous_manifest);
-  // A further top-level section, e.g. "calibration" (the ceilings the records are measured against).
+  // A further top-level section, e.g. "calibration" (the ceilings the records are measured
+  // against).
   void add(const std::string& key, nlohmann::ordered_json value) { doc_[key] = std::move(value); }
   void write(const std::string& state, const std::vector<Record>& records);
   std::filesystem::path path() const { return dir_ / file_name_; }

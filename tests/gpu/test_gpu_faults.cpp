@@ -47,16 +47,22 @@ sweeps:
   }
   ASSERT_EQ(by_variant.size(), 6u);
   EXPECT_EQ(by_variant["cuda_oob_write"]["status"], "failed");
-  EXPECT_NE(by_variant["cuda_oob_write"]["message"].get<std::string>().find("cudaErrorIllegalAddress"), std::string::npos)
+  EXPECT_NE(
+      by_variant["cuda_oob_write"]["message"].get<std::string>().find("cudaErrorIllegalAddress"),
+      std::string::npos)
       << by_variant["cuda_oob_write"]["message"];
   EXPECT_EQ(by_variant["cuda_trap"]["status"], "failed");
-  EXPECT_NE(by_variant["cuda_trap"]["message"].get<std::string>().find("CUDA error"), std::string::npos)
+  EXPECT_NE(by_variant["cuda_trap"]["message"].get<std::string>().find("CUDA error"),
+            std::string::npos)
       << by_variant["cuda_trap"]["message"];
   EXPECT_EQ(by_variant["cuda_endless_loop"]["status"], "failed");
-  EXPECT_NE(by_variant["cuda_endless_loop"]["message"].get<std::string>().find("timed out after 10 s"), std::string::npos)
+  EXPECT_NE(
+      by_variant["cuda_endless_loop"]["message"].get<std::string>().find("timed out after 10 s"),
+      std::string::npos)
       << by_variant["cuda_endless_loop"]["message"];
   EXPECT_EQ(by_variant["host_segfault"]["status"], "failed");
-  EXPECT_NE(by_variant["host_segfault"]["message"].get<std::string>().find("SIGSEGV"), std::string::npos);
+  EXPECT_NE(by_variant["host_segfault"]["message"].get<std::string>().find("SIGSEGV"),
+            std::string::npos);
   for (const char* ok : {"copy", "naive_2d"}) {
     EXPECT_EQ(by_variant[ok]["status"], "ok") << ok << ": " << by_variant[ok]["message"];
     EXPECT_EQ(by_variant[ok]["verified"], true) << ok;

@@ -27,8 +27,8 @@ TEST(GpuPlugins, TheTutorialsPluginVerifiesAndWrongOnesFail) {
   fs::create_directories(dir);
   const fs::path source = RUNNER_SOURCE_DIR;
   // The faulty plugins: the tutorial's, each with one bug (tests/gpu/plugins/make_faulty.sh).
-  const std::string make = (source / "tests/gpu/plugins/make_faulty.sh").string() + " " +
-                           (dir / "faulty").string();
+  const std::string make =
+      (source / "tests/gpu/plugins/make_faulty.sh").string() + " " + (dir / "faulty").string();
   ASSERT_EQ(std::system(make.c_str()), 0) << make;
   std::ofstream(dir / "plugins.yaml")
       << "experiment: gpu-plugins\nkernel: transpose\ntimeout_s: 30\nplugins: ["

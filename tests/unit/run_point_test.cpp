@@ -86,7 +86,8 @@ TEST_P(GemmCpuVariant, OddSizeIsVerifiedAndTimed) {
 }
 
 INSTANTIATE_TEST_SUITE_P(RunPoint, GemmCpuVariant,
-                         ::testing::Values("omp_serial", "omp_naive", "omp_blocked", "omp_tiled", "openblas"));
+                         ::testing::Values("omp_serial", "omp_naive", "omp_blocked", "omp_tiled",
+                                           "openblas"));
 
 TEST(RunPoint, RecordKeysAreTheColumnTableInOrder) {
   const auto points = expand(tiny_gemm_spec(), Registry::instance());

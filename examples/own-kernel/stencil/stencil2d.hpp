@@ -66,9 +66,8 @@ std::shared_ptr<const Problem> make_problem_of(const Point& point, std::uint64_t
       const bool edge = i == 0 || j == 0 || i == m - 1 || j == n - 1;
       p->reference[at] =
           edge ? double(in[at])
-               : kCentre * double(in[at]) +
-                     kNeighbour * (double(in[at - n]) + double(in[at + n]) + double(in[at - 1]) +
-                                   double(in[at + 1]));
+               : kCentre * double(in[at]) + kNeighbour * (double(in[at - n]) + double(in[at + n]) +
+                                                          double(in[at - 1]) + double(in[at + 1]));
     }
   return p;
 }

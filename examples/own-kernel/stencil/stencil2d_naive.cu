@@ -21,14 +21,16 @@ __global__ void naive_kernel(const T* __restrict__ in, T* __restrict__ out, std:
     out[at] = in[at];
     return;
   }
-  out[at] = T(kCentre) * in[at] + T(kNeighbour) * (in[at - n] + in[at + n] + in[at - 1] + in[at + 1]);
+  out[at] =
+      T(kCentre) * in[at] + T(kNeighbour) * (in[at - n] + in[at + n] + in[at - 1] + in[at + 1]);
 }
 
 template <typename T>
 class Naive final : public CudaStencil<T> {
  public:
   Naive(const Point& point, std::shared_ptr<const Problem> problem)
-      : CudaStencil<T>(point, std::move(problem)), block_(point.block.value_or(runner::BlockShape{32, 8})) {
+      : CudaStencil<T>(point, std::move(problem)),
+        block_(point.block.value_or(runner::BlockShape{32, 8})) {
     runner::cuda::require_launchable(block_, 0, reinterpret_cast<const void*>(&naive_kernel<T>));
     const auto bx = static_cast<unsigned>(block_.x), by = static_cast<unsigned>(block_.y);
     grid_ = dim3(static_cast<unsigned>((this->p_.n + bx - 1) / bx),
@@ -52,6 +54,7 @@ class Naive final : public CudaStencil<T> {
 
 RUNNER_FACTORY(naive, by_dtype<Naive>);
 RUNNER_CUDA_VARIANT(stencil2d, naive,
-                    {.axes = {runner::Axis::block}, .description = "one thread per point, 2-D grid"});
+                    {.axes = {runner::Axis::block},
+                     .description = "one thread per point, 2-D grid"});
 
 }  // namespace stencil2d

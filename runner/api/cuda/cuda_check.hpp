@@ -27,4 +27,5 @@ inline void check(cudaError_t code, const char* call, const char* file, int line
 
 #define RUNNER_CUDA_CHECK(call) ::runner::cuda::check((call), #call, __FILE__, __LINE__)
 // After a kernel launch: a bad configuration shows up here, a fault in the kernel at the next sync.
-#define RUNNER_CUDA_CHECK_LAUNCH() ::runner::cuda::check(cudaGetLastError(), "kernel launch", __FILE__, __LINE__)
+#define RUNNER_CUDA_CHECK_LAUNCH() \
+  ::runner::cuda::check(cudaGetLastError(), "kernel launch", __FILE__, __LINE__)
